@@ -1,0 +1,78 @@
+// mapout::streambuf: a std::streambuf whose put area is the output file's window.
+#pragma once
+
+#include <filesystem>
+#include <ios>
+#include <streambuf>
+#include <string>
+#include <system_error>
+
+#include "mapout/options.hpp"
+#include "mapout/output_file.hpp"
+
+namespace mapout {
+
+// A write-only std::basic_filebuf whose put area is a mapping of the file (or, for targets that
+// cannot be mapped, a buffer for write(2)): sputc and short sputn stay inline until the window is
+// used up, and nothing is copied on the way to the file.
+//
+//   mapout::streambuf buf;
+//   if (!buf.open("out.txt", std::ios::out)) return;
+//   std::ostream out(&buf);
+//   out << "hello\n";
+//   buf.close();
+//
+// overflow and xsputn throw std::ios_base::failure (a std::system_error with errno, the operation
+// and the path) when the file cannot take more bytes; std::ostream turns that into badbit and
+// rethrows only where exceptions() asks for it. sync() and seeks report failure by return value.
+// Reading is not supported: underflow always reports end of file.
+class streambuf : public std::streambuf {
+ public:
+  streambuf() = default;
+  streambuf(streambuf&& other) noexcept;
+  streambuf& operator=(streambuf&& other) noexcept;
+  // Closes the file; an error is lost, so call close() to see it.
+  ~streambuf() override;
+  void swap(streambuf& other) noexcept;
+
+  // As std::basic_filebuf::open: `this`, or nullptr when the file could not be opened or this
+  // buffer is open already; error_message() says why.
+  streambuf* open(const char* path, std::ios_base::openmode mode, const options& opts = {});
+  streambuf* open(const std::string& path, std::ios_base::openmode mode, const options& opts = {});
+  streambuf* open(const std::filesystem::path& path, std::ios_base::openmode mode,
+                  const options& opts = {});
+  // As std::basic_filebuf::close: `this`, or nullptr when the buffer was not open or anything in
+  // the file's life failed, the final truncate and close included.
+  streambuf* close();
+  bool is_open() const noexcept { return file_.is_open(); }
+
+  // The file's size and bytes as close() would leave them, for a reader in another process.
+  bool publish() noexcept;
+  // publish(), then the bytes are on the disk (fsync).
+  bool persist() noexcept;
+
+  std::error_code error() const noexcept { return file_.error(); }
+  std::string error_message() const { return file_.error_message(); }
+  const output_file& file() const noexcept { return file_; }
+
+ protected:
+  int_type overflow(int_type c) override;
+  std::streamsize xsputn(const char_type* data, std::streamsize size) override;
+  pos_type seekoff(off_type offset, std::ios_base::seekdir dir,
+                   std::ios_base::openmode which) override;
+  pos_type seekpos(pos_type position, std::ios_base::openmode which) override;
+  int sync() override;
+
+ private:
+  // Makes the put area the file's current window.
+  void take_window() noexcept;
+  [[noreturn]] void throw_failure(std::error_code code) const;
+
+  output_file file_;
+};
+
+inline void swap(streambuf& a, streambuf& b) noexcept {
+  a.swap(b);
+}
+
+}  // namespace mapout

@@ -1,0 +1,40 @@
+// The buffered strategy: a buffer handed to write(2), for targets that cannot or should not be
+// mapped (pipes, FIFOs, character devices, sockets, network and FUSE file systems, O_APPEND).
+#pragma once
+
+#include <memory>
+
+#include "backend.hpp"
+
+namespace mapout::detail {
+
+// Writes go through the descriptor's own offset, as with std::filebuf: a seek is an lseek(2) after
+// the buffer is written out, and append mode lets the kernel put every write at the end.
+class buffered_backend final : public backend {
+ public:
+  // Takes ownership of fd. Fails only when the buffer cannot be allocated.
+  static failure create(int fd, std::size_t capacity, std::unique_ptr<backend>& out) noexcept;
+  ~buffered_backend() override;
+
+  bool is_mapped() const noexcept override { return false; }
+  failure advance(char* put, std::size_t wanted) noexcept override;
+  failure write(char* put, const char* data, std::size_t size) noexcept override;
+  std::int64_t tell(const char* put) const noexcept override;
+  std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+                    failure& why) noexcept override;
+  failure sync(char* put) noexcept override;
+  failure publish(char* put) noexcept override;
+  failure close(char* put) noexcept override;
+
+ private:
+  buffered_backend(int fd, std::unique_ptr<char[]> buffer, std::size_t capacity) noexcept;
+  // Writes [buffer, put) and makes the whole buffer the window again.
+  failure flush(char* put) noexcept;
+  // write(2) until every byte is taken, across short writes.
+  failure write_all(const char* data, std::size_t size) noexcept;
+
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_;
+};
+
+}  // namespace mapout::detail

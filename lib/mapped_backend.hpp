@@ -1,0 +1,51 @@
+// The mapped strategy: the window is a MAP_SHARED mapping of the file, extended ahead of the bytes
+// written and cut back to the largest offset written on close.
+#pragma once
+
+#include <memory>
+
+#include "backend.hpp"
+#include "extension_policy.hpp"
+
+namespace mapout::detail {
+
+class mapped_backend final : public backend {
+ public:
+  // Takes ownership of fd, a regular file of `size` bytes open for reading and writing, and maps
+  // it at `position` now, so that a file system that cannot map fails the open, not a write.
+  static failure create(int fd, std::uint64_t size, std::uint64_t position, std::size_t reserve,
+                        std::unique_ptr<backend>& out) noexcept;
+  ~mapped_backend() override;
+
+  bool is_mapped() const noexcept override { return true; }
+  failure advance(char* put, std::size_t wanted) noexcept override;
+  failure write(char* put, const char* data, std::size_t size) noexcept override;
+  std::int64_t tell(const char* put) const noexcept override;
+  std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+                    failure& why) noexcept override;
+  failure sync(char* put) noexcept override;
+  failure publish(char* put) noexcept override;
+  failure close(char* put) noexcept override;
+
+ private:
+  mapped_backend(int fd, std::uint64_t size, std::size_t reserve) noexcept;
+  // Takes note of the bytes stored up to put: the window begins there and high_water_ covers them.
+  void record(char* put) noexcept;
+  // Makes the window begin at `position` with room for at least one byte, mapping and extending.
+  failure place(std::uint64_t position, std::size_t wanted) noexcept;
+  // Moves the mapping so that it begins at the page holding `position`.
+  failure map_at(std::uint64_t position) noexcept;
+  // Points the window at `position` within the current mapping and extent; empty when outside.
+  void point_window_at(std::uint64_t position) noexcept;
+  failure unmap() noexcept;
+
+  std::size_t reserve_;              // bytes of the mapping, a whole number of pages
+  char* map_ = nullptr;              // the mapping, or null while there is none
+  std::uint64_t map_offset_ = 0;     // the file offset at map_
+  std::uint64_t extent_;             // the file's size as we last set it
+  std::uint64_t high_water_;         // largest offset written, or the file's size at open
+  std::uint64_t window_offset_ = 0;  // the file offset at window_.begin
+  extension_policy extension_;
+};
+
+}  // namespace mapout::detail

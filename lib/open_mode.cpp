@@ -1,0 +1,35 @@
+// The rows of the std::basic_filebuf::open table that contain out or app.
+#include "open_mode.hpp"
+
+#include <fcntl.h>
+
+namespace mapout::detail {
+
+bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept {
+  using std::ios_base;
+  const ios_base::openmode row =
+      mode & (ios_base::in | ios_base::out | ios_base::trunc | ios_base::app);
+  flags = {};
+  flags.at_end = (mode & ios_base::ate) != 0;
+  if (row == ios_base::out || row == (ios_base::out | ios_base::trunc)) {
+    flags.creation = O_CREAT | O_TRUNC;  // "w"
+  } else if (row == ios_base::app || row == (ios_base::out | ios_base::app)) {
+    flags.creation = O_CREAT | O_APPEND;  // "a"
+    flags.append = true;
+  } else if (row == (ios_base::out | ios_base::in)) {
+    flags.read = true;  // "r+": the file must exist and keeps its bytes
+  } else if (row == (ios_base::out | ios_base::in | ios_base::trunc)) {
+    flags.creation = O_CREAT | O_TRUNC;  // "w+"
+    flags.read = true;
+  } else if (row == (ios_base::in | ios_base::app) ||
+             row == (ios_base::out | ios_base::in | ios_base::app)) {
+    flags.creation = O_CREAT | O_APPEND;  // "a+"
+    flags.read = true;
+    flags.append = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace mapout::detail

@@ -1,0 +1,196 @@
+// mapout::output_file: opening (mode, target, strategy) and forwarding to the backend in use.
+#include "mapout/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "backend.hpp"
+#include "buffered_backend.hpp"
+#include "mapped_backend.hpp"
+#include "open_mode.hpp"
+#include "sys.hpp"
+#include "target_kind.hpp"
+
+namespace mapout {
+
+using detail::failure;
+
+struct output_file::state {
+  std::filesystem::path path;
+  std::unique_ptr<detail::backend> backend;
+  failure error;  // kept here once the backend is gone: a failed open, or what close found
+
+  const failure& current_error() const noexcept { return backend ? backend->error() : error; }
+};
+
+namespace {
+
+const std::filesystem::path no_path;
+
+failure error_of(std::errc code, const char* operation) noexcept {
+  return {std::make_error_code(code), operation};
+}
+
+// Opens the descriptor. Mapping needs it readable as well as writable; a file we may write but
+// not read still opens, for the buffered strategy, like std::ofstream would open it.
+failure open_descriptor(const char* path, const detail::open_flags& flags, bool want_map, int& fd,
+                        bool& readable) noexcept {
+  const int common = flags.creation | O_CLOEXEC;
+  if (want_map || flags.read) {
+    fd = detail::sys().open(path, O_RDWR | common, 0666);
+    readable = fd >= 0;
+    if (fd >= 0 || flags.read || errno != EACCES) {
+      return fd >= 0 ? failure{} : detail::errno_failure("open");
+    }
+  }
+  fd = detail::sys().open(path, O_WRONLY | common, 0666);
+  readable = false;
+  return fd >= 0 ? failure{} : detail::errno_failure("open");
+}
+
+failure open_backend(const char* path, std::ios_base::openmode mode, const options& opts,
+                     std::unique_ptr<detail::backend>& out) noexcept {
+  detail::open_flags flags;
+  if (!detail::to_open_flags(mode, flags))
+    return error_of(std::errc::invalid_argument, "open mode");
+  // A FIFO opened for reading and writing would not wait for its reader as std::ofstream does, so
+  // only what is, or will be, a regular file is opened for mapping.
+  bool want_map = opts.strategy != strategy::buffered && !flags.append;
+  struct stat st;
+  if (want_map && detail::sys().stat(path, &st) == 0 && !S_ISREG(st.st_mode)) want_map = false;
+
+  int fd = -1;
+  bool readable = false;
+  if (failure why = open_descriptor(path, flags, want_map, fd, readable)) return why;
+  if (detail::sys().fstat(fd, &st) != 0) {
+    failure why = detail::errno_failure("fstat");
+    detail::sys().close(fd);
+    return why;
+  }
+  const bool mapped = want_map && readable && detail::can_map(fd);
+  if (opts.strategy == strategy::mapped && !mapped) {
+    detail::sys().close(fd);
+    return error_of(std::errc::no_such_device, "map");
+  }
+  if (!mapped) {
+    if (flags.at_end && detail::sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
+      failure why = detail::errno_failure("lseek");
+      detail::sys().close(fd);
+      return why;
+    }
+    return detail::buffered_backend::create(fd, opts.buffer_size, out);
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  return detail::mapped_backend::create(fd, size, flags.at_end ? size : 0, opts.reserve, out);
+}
+
+}  // namespace
+
+output_file::output_file() noexcept = default;
+output_file::output_file(output_file&& other) noexcept = default;
+output_file& output_file::operator=(output_file&& other) noexcept {
+  output_file old(std::move(*this));
+  state_ = std::move(other.state_);
+  return *this;
+}
+output_file::~output_file() {
+  if (is_open()) close(current().begin);
+}
+void output_file::swap(output_file& other) noexcept {
+  state_.swap(other.state_);
+}
+
+std::error_code output_file::open(const std::filesystem::path& path, std::ios_base::openmode mode,
+                                  const options& opts) noexcept {
+  if (is_open()) return std::make_error_code(std::errc::device_or_resource_busy);
+  if (!state_) {
+    state_.reset(new (std::nothrow) state);
+    if (!state_) return std::make_error_code(std::errc::not_enough_memory);
+  }
+  try {
+    state_->path = path;
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+  state_->error = open_backend(path.c_str(), mode, opts, state_->backend);
+  return state_->error.code;
+}
+
+bool output_file::is_open() const noexcept {
+  return state_ && state_->backend;
+}
+
+bool output_file::is_mapped() const noexcept {
+  return is_open() && state_->backend->is_mapped();
+}
+
+output_file::window output_file::current() const noexcept {
+  return is_open() ? state_->backend->current() : window{};
+}
+
+std::error_code output_file::advance(char* put, std::size_t wanted) noexcept {
+  if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  return state_->backend->advance(put, wanted).code;
+}
+
+std::error_code output_file::write(char* put, const char* data, std::size_t size) noexcept {
+  if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  return state_->backend->write(put, data, size).code;
+}
+
+std::int64_t output_file::tell(const char* put) const noexcept {
+  return is_open() ? state_->backend->tell(put) : -1;
+}
+
+std::int64_t output_file::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+                               std::error_code& ec) noexcept {
+  if (!is_open()) {
+    ec = std::make_error_code(std::errc::bad_file_descriptor);
+    return -1;
+  }
+  failure why;
+  const std::int64_t position = state_->backend->seek(put, offset, dir, why);
+  ec = why.code;
+  return position;
+}
+
+std::error_code output_file::sync(char* put) noexcept {
+  if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  return state_->backend->sync(put).code;
+}
+
+std::error_code output_file::publish(char* put) noexcept {
+  if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  return state_->backend->publish(put).code;
+}
+
+std::error_code output_file::persist(char* put) noexcept {
+  if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  return state_->backend->persist(put).code;
+}
+
+std::error_code output_file::close(char* put) noexcept {
+  if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  state_->error = state_->backend->close(put);
+  state_->backend.reset();
+  return state_->error.code;
+}
+
+const std::filesystem::path& output_file::path() const noexcept {
+  return state_ ? state_->path : no_path;
+}
+
+std::error_code output_file::error() const noexcept {
+  return state_ ? state_->current_error().code : std::error_code{};
+}
+
+std::string output_file::error_message() const {
+  if (!state_ || !state_->current_error()) return {};
+  const failure& why = state_->current_error();
+  return "mapout: " + std::string(why.operation) + " '" + state_->path.string() +
+         "': " + why.code.message();
+}
+
+}  // namespace mapout
