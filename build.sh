@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# mapout in two commands on a fresh Debian machine:
+#   ./build.sh test      install what is missing, configure, build, run every test
+#   ./build.sh perf      the same set-up, then the comparison against stdio and the other writers
+#   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
+# Quiet when everything is present; a step that fails prints its log.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=${1:-}
+case "$mode" in
+  test | perf | sanitize) ;;
+  *)
+    echo "usage: ./build.sh test|perf|sanitize" >&2
+    exit 2
+    ;;
+esac
+
+test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev
+  libboost-iostreams-dev zlib1g-dev)
+perf_packages=(libbenchmark-dev libfmt-dev llvm-dev gnuplot-nox)
+packages=("${test_packages[@]}")
+[ "$mode" = perf ] && packages+=("${perf_packages[@]}")
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
+    missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "mapout needs: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "installing: ${missing[*]}"
+  log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+  fi
+  rm -f "$log"
+fi
+
+# Runs a step silently; prints its output only when it fails.
+quietly() {
+  local log
+  log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
+
+# configure DIR MESON-OPTIONS...: sets DIR up once, and again only when the options change.
+configure() {
+  local dir=$1
+  shift
+  local wanted="$*"
+  if [ -f "$dir/build.ninja" ] && [ "$(cat "$dir/.mapout-options" 2>/dev/null)" = "$wanted" ]; then
+    return
+  fi
+  if [ -f "$dir/build.ninja" ]; then
+    quietly meson setup --reconfigure "$dir" "$@"
+  else
+    quietly meson setup "$dir" "$@"
+  fi
+  echo "$wanted" >"$dir/.mapout-options"
+}
+
+# run_tests DIR: every test suite, then one summary line counted from the GoogleTest reports.
+run_tests() {
+  local dir=$1 reports=$1/test-reports
+  rm -rf "$reports"
+  mkdir -p "$reports"
+  local status=0
+  GTEST_OUTPUT="json:$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild ||
+    status=$?
+  python3 - "$reports" <<'PY'
+import json, pathlib, sys
+passed = failed = skipped = 0
+for report in pathlib.Path(sys.argv[1]).glob("*.json"):
+    for suite in json.loads(report.read_text()).get("testsuites", []):
+        for case in suite.get("testsuite", []):
+            if case.get("result") == "SKIPPED" or case.get("status") == "NOTRUN":
+                skipped += 1
+            elif case.get("failures"):
+                failed += 1
+            else:
+                passed += 1
+print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+PY
+  return $status
+}
+
+case "$mode" in
+  test)
+    configure build -Dperf=disabled
+    quietly ninja -C build
+    run_tests build
+    ;;
+  sanitize)
+    configure build-sanitize -Dperf=disabled -Dbuildtype=debugoptimized \
+      -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
+    quietly ninja -C build-sanitize
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      run_tests build-sanitize
+    ;;
+  perf)
+    configure build -Dperf=enabled
+    quietly ninja -C build
+    mkdir -p build/perf
+    build/perf/compare --out build/perf
+    ;;
+esac
