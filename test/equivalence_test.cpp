@@ -1,0 +1,256 @@
+// mapout::ostream against std::ofstream: the same randomized operations on both must leave the same
+// bytes and report the same positions, whatever the reservation and strategy.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mapout/ostream.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::read_file;
+using mapout::test::temp_dir;
+
+constexpr int seeds = 200;
+constexpr std::size_t largest_write = std::size_t{1} << 20;
+
+enum class kind { write, put, sputc, string, c_string, integer, endl, flush, publish, seek };
+
+struct operation {
+  kind what;
+  std::string bytes;     // what the operation stores, for the ones that store
+  long long number = 0;  // the integer for kind::integer, the offset for kind::seek
+  std::ios_base::seekdir dir = std::ios_base::beg;
+};
+
+// Random bytes to cut writes from: generating each write's bytes afresh would dominate the run.
+const std::string& byte_pool() {
+  static const std::string pool = [] {
+    std::mt19937_64 random(1);
+    std::string bytes(2 * largest_write, '\0');
+    for (char& c : bytes) c = static_cast<char>(random());
+    return bytes;
+  }();
+  return pool;
+}
+
+class generator {
+ public:
+  explicit generator(unsigned seed) : random_(seed) {}
+
+  std::vector<operation> operations() {
+    std::vector<operation> result;
+    const int count = pick(10, 50);
+    for (int i = 0; i < count; ++i) result.push_back(next());
+    return result;
+  }
+
+ private:
+  int pick(int low, int high) { return std::uniform_int_distribution<int>(low, high)(random_); }
+
+  // Mostly the short writes of text output, some pages, one in thirty-odd of up to 1 MiB.
+  std::size_t write_size() {
+    const int band = pick(0, 99);
+    if (band < 70) return static_cast<std::size_t>(pick(0, 100));
+    if (band < 97) return static_cast<std::size_t>(pick(100, 20000));
+    return static_cast<std::size_t>(pick(20000, static_cast<int>(largest_write)));
+  }
+
+  std::string bytes(std::size_t size, bool nul_free) {
+    const std::string& pool = byte_pool();
+    std::string result =
+        pool.substr(static_cast<std::size_t>(pick(0, int(pool.size() - size))), size);
+    if (nul_free) std::replace(result.begin(), result.end(), '\0', 'z');
+    return result;
+  }
+
+  operation stores(kind what, std::string text) {
+    position_ += static_cast<std::int64_t>(text.size());
+    size_ = std::max(size_, position_);
+    return {what, std::move(text)};
+  }
+
+  operation seek() {
+    std::int64_t target;
+    if (pick(0, 3) == 0) {
+      target = size_ + pick(1, 3 * 4096 + 17);  // a gap that must read as zeros
+    } else {
+      target = size_ == 0 ? 0 : std::uniform_int_distribution<std::int64_t>(0, size_)(random_);
+    }
+    operation op{kind::seek, {}};
+    switch (pick(0, 2)) {
+      case 0:
+        op.number = target;
+        op.dir = std::ios_base::beg;
+        break;
+      case 1:
+        op.number = target - position_;
+        op.dir = std::ios_base::cur;
+        break;
+      default:
+        op.number = target - size_;
+        op.dir = std::ios_base::end;
+        break;
+    }
+    position_ = target;
+    return op;
+  }
+
+  operation next() {
+    switch (pick(0, 19)) {
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+      case 4:
+        return stores(kind::write, bytes(write_size(), false));
+      case 5:
+      case 6:
+        return stores(kind::put, bytes(static_cast<std::size_t>(pick(1, 300)), false));
+      case 7:
+      case 8:
+        return stores(kind::sputc, bytes(static_cast<std::size_t>(pick(1, 5000)), false));
+      case 9:
+        return stores(kind::string, bytes(write_size(), false));
+      case 10:
+        return stores(kind::c_string, bytes(static_cast<std::size_t>(pick(0, 200)), true));
+      case 11:
+      case 12: {
+        const long long number = std::uniform_int_distribution<long long>()(random_);
+        operation op = stores(kind::integer, std::to_string(number));
+        op.number = number;
+        return op;
+      }
+      case 13:
+        return stores(kind::endl, "\n");
+      case 14:
+        return {kind::flush, {}};
+      case 15:
+        return {kind::publish, {}};
+      default:
+        return seek();
+    }
+  }
+
+  std::mt19937_64 random_;
+  std::int64_t position_ = 0;
+  std::int64_t size_ = 0;
+};
+
+// Calls through the stream's own type, so that whatever mapout::ostream adds over std::ostream is
+// what runs. Returns tellp after each operation, and -2 where the stream went bad.
+template <class Stream>
+std::vector<std::int64_t> perform(Stream& out, const std::vector<operation>& operations) {
+  std::vector<std::int64_t> positions;
+  for (const operation& op : operations) {
+    switch (op.what) {
+      case kind::write:
+        out.write(op.bytes.data(), static_cast<std::streamsize>(op.bytes.size()));
+        break;
+      case kind::put:
+        for (char c : op.bytes) out.put(c);
+        break;
+      case kind::sputc:
+        for (char c : op.bytes) out.rdbuf()->sputc(c);
+        break;
+      case kind::string:
+        out << op.bytes;
+        break;
+      case kind::c_string:
+        out << op.bytes.c_str();
+        break;
+      case kind::integer:
+        out << op.number;
+        break;
+      case kind::endl:
+        out << std::endl;
+        break;
+      case kind::flush:
+        out.flush();
+        break;
+      case kind::publish:
+        if constexpr (std::is_same_v<Stream, mapout::ostream>) {
+          out.publish();
+        } else {
+          out.flush();
+        }
+        break;
+      case kind::seek:
+        out.seekp(op.number, op.dir);
+        break;
+    }
+    positions.push_back(out ? static_cast<std::int64_t>(out.tellp()) : -2);
+  }
+  return positions;
+}
+
+struct configuration {
+  const char* name;
+  // The options for one seed: some configurations vary them.
+  mapout::options (*options_for)(unsigned seed);
+};
+
+std::size_t page_size() {
+  return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+const configuration configurations[] = {
+    {"TinyReservation",
+     [](unsigned seed) {
+       mapout::options opts;
+       opts.reserve = (1 + seed % 3) * page_size();
+       return opts;
+     }},
+    {"Default", [](unsigned) { return mapout::options{}; }},
+    {"Buffered",
+     [](unsigned seed) {
+       mapout::options opts;
+       opts.strategy = mapout::strategy::buffered;
+       if (seed % 2) opts.buffer_size = 1 + seed * 37 % 5000;  // most writes cross the buffer
+       return opts;
+     }},
+};
+
+class SameBytesAsOfstream : public ::testing::TestWithParam<configuration> {};
+
+TEST_P(SameBytesAsOfstream, OverRandomOperations) {
+  temp_dir dir;
+  const auto expected_path = dir / "expected";
+  const auto actual_path = dir / "actual";
+  for (unsigned seed = 1; seed <= seeds; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::vector<operation> operations = generator(seed).operations();
+
+    std::ofstream expected(expected_path, std::ios::binary);
+    const std::vector<std::int64_t> expected_positions = perform(expected, operations);
+    expected.close();
+
+    mapout::ostream actual(actual_path, std::ios::binary, GetParam().options_for(seed));
+    ASSERT_TRUE(actual.is_open()) << actual.rdbuf()->error_message();
+    const std::vector<std::int64_t> actual_positions = perform(actual, operations);
+    actual.close();
+    ASSERT_TRUE(actual) << actual.rdbuf()->error_message();
+
+    ASSERT_EQ(actual_positions, expected_positions);
+    const std::string want = read_file(expected_path);
+    const std::string got = read_file(actual_path);
+    ASSERT_EQ(got.size(), want.size());
+    ASSERT_TRUE(got == want) << "first difference at byte "
+                             << std::mismatch(got.begin(), got.end(), want.begin()).first -
+                                    got.begin();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Equivalence, SameBytesAsOfstream, ::testing::ValuesIn(configurations),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace

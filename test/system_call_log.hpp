@@ -1,0 +1,71 @@
+// Counting the system calls mapout makes, through the seam in lib/sys.hpp: while a
+// system_call_log lives, each counted call is noted and then made for real.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "sys.hpp"
+
+namespace mapout::test {
+
+// One at a time, on one thread: the seam is a process-wide table of plain function pointers.
+class system_call_log {
+ public:
+  system_call_log() {
+    entries() = {};
+    detail::system_calls& calls = detail::sys();
+    calls.ftruncate = [](int fd, off_t length) {
+      entries().ftruncate_lengths.push_back(length);
+      return detail::real_system_calls().ftruncate(fd, length);
+    };
+    calls.write = [](int fd, const void* data, std::size_t size) {
+      ++entries().writes;
+      return detail::real_system_calls().write(fd, data, size);
+    };
+    calls.mmap = [](void* addr, std::size_t length, int prot, int flags, int fd, off_t offset) {
+      ++entries().mmaps;
+      return detail::real_system_calls().mmap(addr, length, prot, flags, fd, offset);
+    };
+    calls.lseek = [](int fd, off_t offset, int whence) {
+      ++entries().lseeks;
+      return detail::real_system_calls().lseek(fd, offset, whence);
+    };
+    calls.fsync = [](int fd) {
+      ++entries().fsyncs;
+      return detail::real_system_calls().fsync(fd);
+    };
+  }
+  system_call_log(const system_call_log&) = delete;
+  system_call_log& operator=(const system_call_log&) = delete;
+  ~system_call_log() { detail::sys() = detail::real_system_calls(); }
+
+  const std::vector<off_t>& ftruncate_lengths() const { return entries().ftruncate_lengths; }
+  int writes() const { return entries().writes; }
+  int mmaps() const { return entries().mmaps; }
+  int lseeks() const { return entries().lseeks; }
+  int fsyncs() const { return entries().fsyncs; }
+  // Calls that cost a trip to the kernel on the way of output.
+  std::size_t output_calls() const {
+    return entries().ftruncate_lengths.size() +
+           static_cast<std::size_t>(writes() + mmaps() + lseeks() + fsyncs());
+  }
+  void clear() { entries() = {}; }
+
+ private:
+  struct log {
+    std::vector<off_t> ftruncate_lengths;
+    int writes = 0;
+    int mmaps = 0;
+    int lseeks = 0;
+    int fsyncs = 0;
+  };
+  static log& entries() {
+    static log entries;
+    return entries;
+  }
+};
+
+}  // namespace mapout::test
