@@ -9,7 +9,7 @@ struct open_flags {
   int creation = 0;     // O_CREAT, O_TRUNC and O_APPEND as the table gives them
   bool read = false;    // the table opens for reading too ("r+", "w+", "a+")
   bool append = false;  // every write goes to the end
-  bool at_end = false;  // ate: start at the end
+  bool at_end = false;  // start at the end: ate, or "a" as glibc opens it
 };
 
 // The flags for `mode`, or false where the table has no row for it (no out nor app, trunc with
