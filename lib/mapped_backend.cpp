@@ -1,7 +1,9 @@
-// The mapped strategy: stores land in a MAP_SHARED mapping; the file is extended ahead of them.
+// The mapped strategy: stores land in a MAP_SHARED mapping; the file is extended ahead of them,
+// or by the SIGBUS handler when they pass its end.
 #include "mapped_backend.hpp"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +11,7 @@
 #include <limits>
 #include <new>
 
+#include "file_extension.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -30,12 +33,16 @@ constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
 }  // namespace
 
 failure mapped_backend::create(int fd, std::uint64_t size, std::uint64_t position,
-                               std::size_t reserve, std::unique_ptr<backend>& out) noexcept {
-  std::unique_ptr<mapped_backend> file(new (std::nothrow)
-                                           mapped_backend(fd, size, whole_pages(reserve)));
+                               const options& opts, std::unique_ptr<backend>& out) noexcept {
+  const bool extends_on_fault = opts.extension == extension::on_sigbus;
+  std::unique_ptr<mapped_backend> file(
+      new (std::nothrow) mapped_backend(fd, size, whole_pages(opts.reserve), extends_on_fault));
   if (!file) {
     sys().close(fd);
     return {std::make_error_code(std::errc::not_enough_memory), "allocate"};
+  }
+  if (extends_on_fault || opts.guard_truncation) {
+    if (failure why = file->guard_.arm(fd, size, extends_on_fault)) return why;
   }
   if (failure why = file->map_at(position)) return why;
   file->point_window_at(position);
@@ -43,10 +50,16 @@ failure mapped_backend::create(int fd, std::uint64_t size, std::uint64_t positio
   return {};
 }
 
-mapped_backend::mapped_backend(int fd, std::uint64_t size, std::size_t reserve) noexcept
-    : backend(fd), reserve_(reserve), extent_(size), high_water_(size) {}
+mapped_backend::mapped_backend(int fd, std::uint64_t size, std::size_t reserve,
+                               bool extends_on_fault) noexcept
+    : backend(fd),
+      reserve_(reserve),
+      extent_(size),
+      high_water_(size),
+      extends_on_fault_(extends_on_fault) {}
 
 mapped_backend::~mapped_backend() {
+  guard_.uncover();
   if (map_) sys().munmap(map_, reserve_);
   if (fd_ >= 0) sys().close(fd_);
 }
@@ -61,6 +74,7 @@ void mapped_backend::record(char* put) noexcept {
 failure mapped_backend::unmap() noexcept {
   char* const map = map_;
   map_ = nullptr;
+  guard_.uncover();
   if (map && sys().munmap(map, reserve_) != 0) return fail("munmap");
   return {};
 }
@@ -73,6 +87,25 @@ failure mapped_backend::map_at(std::uint64_t position) noexcept {
   if (map == MAP_FAILED) return fail("mmap");
   map_ = static_cast<char*>(map);
   map_offset_ = offset;
+  guard_.cover(map_, reserve_, offset);
+  return {};
+}
+
+failure mapped_backend::take_guard_failure() noexcept {
+  if (!error_) {
+    if (failure why = guard_.failed()) fail(why);
+  }
+  return error_;
+}
+
+std::uint64_t mapped_backend::current_extent() const noexcept {
+  return extends_on_fault_ ? guard_.extent() : extent_;
+}
+
+failure mapped_backend::cut_to(std::uint64_t size) noexcept {
+  if (sys().ftruncate(fd_, static_cast<off_t>(size)) != 0) return fail("ftruncate");
+  extent_ = size;
+  guard_.set_extent(size);
   return {};
 }
 
@@ -84,26 +117,32 @@ void mapped_backend::point_window_at(std::uint64_t position) noexcept {
     return;
   }
   char* const begin = map_ + (position - map_offset_);
-  const std::uint64_t limit = std::min(extent_, map_end);
+  // In on_sigbus mode the stores past the file's end are what extends it.
+  const std::uint64_t limit = extends_on_fault_ ? map_end : std::min(extent_, map_end);
   window_ = {begin, limit > position ? map_ + (limit - map_offset_) : begin};
 }
 
 failure mapped_backend::place(std::uint64_t position, std::size_t wanted) noexcept {
-  if (error_) return error_;
+  if (failure why = take_guard_failure()) return why;
   if (!map_ || position < map_offset_ || position >= map_offset_ + reserve_) {
     if (failure why = map_at(position)) return why;
   }
   const std::uint64_t map_end = map_offset_ + reserve_;
   const std::uint64_t needed =
       position + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), map_end - position);
-  if (needed > extent_) {
+  if (!extends_on_fault_ && needed > extent_) {
     const std::uint64_t extent = std::min(extension_.next_extent(extent_, needed), largest_offset);
     if (needed > extent) {
       errno = EFBIG;
       return fail("ftruncate");
     }
-    if (sys().ftruncate(fd_, static_cast<off_t>(extent)) != 0) return fail("ftruncate");
-    extent_ = extent;
+    const std::uint64_t page_end = needed + (page_size() - needed % page_size()) % page_size();
+    const extension_result result = extend_file(fd_, extent_, std::min(page_end, extent), extent);
+    if (result.error != 0) {
+      return fail({std::error_code(result.error, std::system_category()), result.operation});
+    }
+    extent_ = result.extent;
+    guard_.set_extent(extent_);
   }
   point_window_at(position);
   return {};
@@ -126,7 +165,7 @@ failure mapped_backend::write(char* put, const char* data, std::size_t size) noe
     data += chunk;
     size -= chunk;
   }
-  return error_;
+  return take_guard_failure();
 }
 
 std::int64_t mapped_backend::tell(const char* put) const noexcept {
@@ -153,15 +192,14 @@ std::int64_t mapped_backend::seek(char* put, std::int64_t offset, std::ios_base:
 
 failure mapped_backend::sync(char* put) noexcept {
   record(put);
-  return error_;
+  return take_guard_failure();
 }
 
 failure mapped_backend::publish(char* put) noexcept {
   record(put);
-  if (error_) return error_;
-  if (extent_ != high_water_) {
-    if (sys().ftruncate(fd_, static_cast<off_t>(high_water_)) != 0) return fail("ftruncate");
-    extent_ = high_water_;
+  if (failure why = take_guard_failure()) return why;
+  if (current_extent() != high_water_) {
+    if (failure why = cut_to(high_water_)) return why;
     point_window_at(window_offset_);
   }
   return {};
@@ -169,11 +207,20 @@ failure mapped_backend::publish(char* put) noexcept {
 
 failure mapped_backend::close(char* put) noexcept {
   record(put);
+  take_guard_failure();
   unmap();
   window_ = {};
-  if (extent_ != high_water_ && sys().ftruncate(fd_, static_cast<off_t>(high_water_)) != 0) {
-    fail("ftruncate");
+  std::uint64_t size = high_water_;
+  if (guard_.failed_at() < size) {
+    // The bytes from the page the handler could not serve on are lost: the file ends there, and
+    // a file another process truncated further is not grown back.
+    size = guard_.failed_at();
+    struct stat st;
+    if (sys().fstat(fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < size) {
+      size = static_cast<std::uint64_t>(st.st_size);
+    }
   }
+  if (current_extent() != size) cut_to(size);
   return close_descriptor();
 }
 

@@ -1,19 +1,23 @@
 // The mapped strategy: the window is a MAP_SHARED mapping of the file, extended ahead of the bytes
-// written and cut back to the largest offset written on close.
+// written (or, in extension::on_sigbus mode, by the SIGBUS handler when a store passes the end of
+// the file) and cut back to the largest offset written on close.
 #pragma once
 
 #include <memory>
 
 #include "backend.hpp"
 #include "extension_policy.hpp"
+#include "mapout/options.hpp"
+#include "sigbus_guard.hpp"
 
 namespace mapout::detail {
 
 class mapped_backend final : public backend {
  public:
   // Takes ownership of fd, a regular file of `size` bytes open for reading and writing, and maps
-  // it at `position` now, so that a file system that cannot map fails the open, not a write.
-  static failure create(int fd, std::uint64_t size, std::uint64_t position, std::size_t reserve,
+  // it at `position` now, so that a file system that cannot map fails the open, not a write. Uses
+  // opts.reserve, opts.extension and opts.guard_truncation.
+  static failure create(int fd, std::uint64_t size, std::uint64_t position, const options& opts,
                         std::unique_ptr<backend>& out) noexcept;
   ~mapped_backend() override;
 
@@ -28,7 +32,7 @@ class mapped_backend final : public backend {
   failure close(char* put) noexcept override;
 
  private:
-  mapped_backend(int fd, std::uint64_t size, std::size_t reserve) noexcept;
+  mapped_backend(int fd, std::uint64_t size, std::size_t reserve, bool extends_on_fault) noexcept;
   // Takes note of the bytes stored up to put: the window begins there and high_water_ covers them.
   void record(char* put) noexcept;
   // Makes the window begin at `position` with room for at least one byte, mapping and extending.
@@ -38,6 +42,12 @@ class mapped_backend final : public backend {
   // Points the window at `position` within the current mapping and extent; empty when outside.
   void point_window_at(std::uint64_t position) noexcept;
   failure unmap() noexcept;
+  // Makes a store the SIGBUS handler could not serve this backend's sticky failure.
+  failure take_guard_failure() noexcept;
+  // The extent the file has now: the handler's in on_sigbus mode, ours otherwise.
+  std::uint64_t current_extent() const noexcept;
+  // Sets the file's size to `size` (publish, close).
+  failure cut_to(std::uint64_t size) noexcept;
 
   std::size_t reserve_;              // bytes of the mapping, a whole number of pages
   char* map_ = nullptr;              // the mapping, or null while there is none
@@ -46,6 +56,8 @@ class mapped_backend final : public backend {
   std::uint64_t high_water_;         // largest offset written, or the file's size at open
   std::uint64_t window_offset_ = 0;  // the file offset at window_.begin
   extension_policy extension_;
+  bool extends_on_fault_;  // extension::on_sigbus: the window spans the whole mapping
+  sigbus_guard guard_;     // armed in on_sigbus mode and with guard_truncation
 };
 
 }  // namespace mapout::detail

@@ -83,7 +83,7 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
     return detail::buffered_backend::create(fd, opts.buffer_size, out);
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  return detail::mapped_backend::create(fd, size, flags.at_end ? size : 0, opts.reserve, out);
+  return detail::mapped_backend::create(fd, size, flags.at_end ? size : 0, opts, out);
 }
 
 }  // namespace

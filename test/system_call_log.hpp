@@ -21,6 +21,11 @@ class system_call_log {
       entries().ftruncate_lengths.push_back(length);
       return detail::real_system_calls().ftruncate(fd, length);
     };
+    // An extension reserves its blocks with fallocate, which sets the file's size like ftruncate.
+    calls.fallocate = [](int fd, int mode, off_t offset, off_t length) {
+      entries().ftruncate_lengths.push_back(offset + length);
+      return detail::real_system_calls().fallocate(fd, mode, offset, length);
+    };
     calls.write = [](int fd, const void* data, std::size_t size) {
       ++entries().writes;
       return detail::real_system_calls().write(fd, data, size);

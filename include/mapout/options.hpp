@@ -17,6 +17,23 @@ enum class strategy {
   buffered,
 };
 
+// How the mapped strategy grows the file under the mapping.
+enum class extension {
+  // The window ends at the file's end, and the call that finds it used up extends the file ahead,
+  // doubling from 1 MiB to 64 MiB per step, with the blocks reserved (fallocate) so that a full
+  // disk is an error from that call, never a SIGBUS. Stores check nothing but the window's end.
+  ahead,
+  // The window spans the whole reservation and a store past the end of the file raises SIGBUS:
+  // mapout's handler extends the file and the store goes on, so the writer checks no limit until
+  // the reservation is used up. The handler is installed process-wide on first use and passes
+  // every SIGBUS that is not one of these faults to the handler that was there before (the
+  // default action included). When the extension fails (full disk, RLIMIT_FSIZE, a truncate by
+  // another process), the faulting store lands in a scratch page, the bytes from that page on are
+  // lost, and the next flush, overflow or close reports the error. A handler installed after
+  // mapout's replaces it, and the process then dies on the first of these faults.
+  on_sigbus,
+};
+
 // Options for mapout::output_file, mapout::streambuf and mapout::ostream.
 //
 //   mapout::options opts;
@@ -34,6 +51,17 @@ struct options {
   std::size_t buffer_size = std::size_t{64} << 10;
 
   mapout::strategy strategy = mapout::strategy::automatic;
+
+  // How a mapped file grows; the buffered strategy ignores it.
+  mapout::extension extension = mapout::extension::ahead;
+
+  // For a file that another process may truncate while it is written: a store into the part cut
+  // away raises SIGBUS, which kills the process unless this is set. Set, mapout's SIGBUS handler
+  // (the one described at extension::on_sigbus, which always has this guard) turns that fault
+  // into an error on the stream: the store lands in a scratch page and the next flush, overflow or
+  // close reports EIO, "store into a file truncated by another process". It costs nothing per
+  // store; opening and moving the mapping register it with the handler.
+  bool guard_truncation = false;
 };
 
 }  // namespace mapout

@@ -1,0 +1,282 @@
+// The SIGBUS handler and its registry. Why it is safe:
+// - The registry is blocks of fixed entries linked by atomic pointers; blocks are never freed, so
+//   the handler may read any entry at any time, in any thread. Every field is a lock-free atomic.
+// - An entry's range changes under a sequence count (odd while it changes): the handler takes a
+//   range only when it read the same even count before and after, so it never pairs the begin of
+//   one mapping with the end of another.
+// - The owner uncovers its range before munmap; a mapping made later at the same address can
+//   therefore never be taken for the old file's.
+// - Only the thread that stores into a mapping faults on it, so the handler that changes an
+//   entry's extent, step or error runs in the owner's thread, between two of the owner's stores:
+//   owner and handler never write one entry at the same time.
+// - Inside the handler: atomics, the system calls of sys() (fstat, fallocate, ftruncate, mmap),
+//   sigaction and raise. No allocation, no lock, errno saved and restored.
+#include "sigbus_guard.hpp"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <limits>
+#include <new>
+
+#include "extension_policy.hpp"
+#include "file_extension.hpp"
+#include "sys.hpp"
+
+namespace mapout::detail {
+
+struct guard_entry {
+  std::atomic<bool> claimed{false};
+  std::atomic<unsigned> sequence{0};
+  std::atomic<std::uintptr_t> begin{0};
+  std::atomic<std::uintptr_t> end{0};
+  std::atomic<std::uint64_t> offset{0};  // the file offset at begin
+  std::atomic<int> fd{-1};
+  std::atomic<bool> extends{false};
+  std::atomic<std::uint64_t> extent{0};
+  std::atomic<std::uint64_t> step{0};
+  std::atomic<int> error{0};
+  std::atomic<const char*> operation{nullptr};
+  std::atomic<std::uint64_t> failed_at{0};
+};
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
+                  std::atomic<std::uintptr_t>::is_always_lock_free &&
+                  std::atomic<const char*>::is_always_lock_free &&
+                  std::atomic<unsigned>::is_always_lock_free &&
+                  std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "the SIGBUS handler reads the registry without locks");
+
+namespace {
+
+constexpr std::uint64_t nowhere = std::numeric_limits<std::uint64_t>::max();
+constexpr char truncated_by_another_process[] = "store into a file truncated by another process";
+
+struct block {
+  static constexpr std::size_t size = 64;
+  guard_entry entries[size];
+  std::atomic<block*> next{nullptr};
+};
+
+block first_block;
+struct sigaction previous_action;  // what SIGBUS did before mapout's handler
+std::uintptr_t page_bytes = 0;
+
+guard_entry* claim() noexcept {
+  for (block* current = &first_block;;) {
+    for (guard_entry& entry : current->entries) {
+      bool free = false;
+      if (entry.claimed.compare_exchange_strong(free, true, std::memory_order_acquire)) {
+        return &entry;
+      }
+    }
+    block* next = current->next.load(std::memory_order_acquire);
+    if (!next) {
+      block* fresh = new (std::nothrow) block;
+      if (!fresh) return nullptr;
+      if (current->next.compare_exchange_strong(next, fresh, std::memory_order_acq_rel)) {
+        next = fresh;
+      } else {
+        delete fresh;
+      }
+    }
+    current = next;
+  }
+}
+
+void set_range(guard_entry& entry, std::uintptr_t begin, std::uintptr_t end,
+               std::uint64_t offset) noexcept {
+  const unsigned sequence = entry.sequence.load(std::memory_order_relaxed);
+  entry.sequence.store(sequence + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  entry.begin.store(begin, std::memory_order_relaxed);
+  entry.end.store(end, std::memory_order_relaxed);
+  entry.offset.store(offset, std::memory_order_relaxed);
+  entry.sequence.store(sequence + 2, std::memory_order_release);
+}
+
+// The entry whose range holds `address`, with the range's end and the address's file offset.
+guard_entry* find(std::uintptr_t address, std::uintptr_t& range_end,
+                  std::uint64_t& offset) noexcept {
+  for (block* current = &first_block; current;
+       current = current->next.load(std::memory_order_acquire)) {
+    for (guard_entry& entry : current->entries) {
+      const unsigned before = entry.sequence.load(std::memory_order_acquire);
+      if (before & 1) continue;
+      const std::uintptr_t begin = entry.begin.load(std::memory_order_relaxed);
+      const std::uintptr_t end = entry.end.load(std::memory_order_relaxed);
+      const std::uint64_t base = entry.offset.load(std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (entry.sequence.load(std::memory_order_relaxed) != before) continue;
+      if (address >= begin && address < end) {
+        range_end = end;
+        offset = base + (address - begin);
+        return &entry;
+      }
+    }
+  }
+  return nullptr;
+}
+
+struct outcome {
+  enum { resumed, failed, not_ours } kind;
+  int error = 0;
+  const char* operation = nullptr;
+};
+
+// Makes the page at `page_offset` part of the file, or says why it cannot be.
+outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
+  const int fd = entry.fd.load(std::memory_order_relaxed);
+  const std::uint64_t extent = entry.extent.load(std::memory_order_relaxed);
+  struct stat st;
+  if (sys().fstat(fd, &st) != 0) return {outcome::failed, errno, "fstat"};
+  if (static_cast<std::uint64_t>(st.st_size) < extent) {
+    return {outcome::failed, EIO, truncated_by_another_process};
+  }
+  // A page inside the file faults when the file system has no block for it: a hole on a full
+  // disk, or a copy-on-write file system out of room.
+  if (page_offset < extent) return {outcome::failed, ENOSPC, "store"};
+  if (!entry.extends.load(std::memory_order_relaxed)) return {outcome::not_ours};
+  const std::uint64_t minimal = page_offset + page_bytes;
+  std::uint64_t step = entry.step.load(std::memory_order_relaxed);
+  const std::uint64_t target = next_extent(extent, minimal, step);
+  const extension_result result = extend_file(fd, extent, minimal, target);
+  if (result.error != 0) return {outcome::failed, result.error, result.operation};
+  entry.step.store(step, std::memory_order_relaxed);
+  entry.extent.store(result.extent, std::memory_order_release);
+  return {outcome::resumed};
+}
+
+// Maps zeroed private memory over [page, range_end): the faulting store and every later one in
+// this mapping land there, and the owner finds the error at its next call.
+bool land_in_scratch(guard_entry& entry, std::uintptr_t page, std::uintptr_t range_end,
+                     std::uint64_t page_offset) noexcept {
+  if (page_offset < entry.failed_at.load(std::memory_order_relaxed)) {
+    entry.failed_at.store(page_offset, std::memory_order_relaxed);
+  }
+  void* const scratch =
+      sys().mmap(reinterpret_cast<void*>(page), range_end - page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  return scratch != MAP_FAILED;
+}
+
+// True when the fault at `address` was one of ours and the store may be restarted.
+bool serve(std::uintptr_t address) noexcept {
+  std::uintptr_t range_end = 0;
+  std::uint64_t offset = 0;
+  guard_entry* const entry = find(address, range_end, offset);
+  if (!entry) return false;
+  const std::uintptr_t page = address - address % page_bytes;
+  const std::uint64_t page_offset = offset - (address - page);
+  if (entry->error.load(std::memory_order_acquire) == 0) {
+    const outcome result = extend_for(*entry, page_offset);
+    if (result.kind == outcome::resumed) return true;
+    if (result.kind == outcome::not_ours) return false;
+    entry->operation.store(result.operation, std::memory_order_relaxed);
+    entry->error.store(result.error, std::memory_order_release);
+  }
+  return land_in_scratch(*entry, page, range_end, page_offset);
+}
+
+// What the previous disposition would have done. Its sa_mask and SA_RESETHAND are not applied.
+void pass_on(int signo, siginfo_t* info, void* context) noexcept {
+  const bool sent = info->si_code <= 0;  // by kill, sigqueue or tgkill, not by a fault
+  if (previous_action.sa_flags & SA_SIGINFO) {
+    previous_action.sa_sigaction(signo, info, context);
+    return;
+  }
+  if (previous_action.sa_handler == SIG_IGN && sent) return;
+  if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
+    previous_action.sa_handler(signo);
+    return;
+  }
+  // The default action; a fault cannot be ignored either (the kernel kills for it). A fault
+  // repeats when the handler returns and meets the default action; a sent signal is sent again
+  // and delivered as soon as this handler returns.
+  struct sigaction fallback = {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(SIGBUS, &fallback, nullptr);
+  if (sent) raise(signo);
+}
+
+void on_sigbus(int signo, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  const bool served =
+      info->si_code == BUS_ADRERR && serve(reinterpret_cast<std::uintptr_t>(info->si_addr));
+  errno = saved_errno;
+  if (!served) pass_on(signo, info, context);
+}
+
+// Reads the previous disposition before installing, so that the handler never sees it half
+// written; a disposition set by another thread between the two calls is lost.
+int install_handler() noexcept {
+  page_bytes = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  if (sigaction(SIGBUS, nullptr, &previous_action) != 0) return errno;
+  struct sigaction action = {};
+  action.sa_sigaction = on_sigbus;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  return sigaction(SIGBUS, &action, nullptr) == 0 ? 0 : errno;
+}
+
+}  // namespace
+
+sigbus_guard::~sigbus_guard() {
+  if (!entry_) return;
+  set_range(*entry_, 0, 0, 0);
+  entry_->fd.store(-1, std::memory_order_relaxed);
+  entry_->claimed.store(false, std::memory_order_release);
+}
+
+failure sigbus_guard::arm(int fd, std::uint64_t extent, bool extends) noexcept {
+  static const int install_error = install_handler();
+  if (install_error != 0)
+    return {std::error_code(install_error, std::system_category()), "sigaction"};
+  entry_ = claim();
+  if (!entry_) return {std::make_error_code(std::errc::not_enough_memory), "register mapping"};
+  entry_->fd.store(fd, std::memory_order_relaxed);
+  entry_->extends.store(extends, std::memory_order_relaxed);
+  entry_->extent.store(extent, std::memory_order_relaxed);
+  entry_->step.store(first_extension_step, std::memory_order_relaxed);
+  entry_->operation.store(nullptr, std::memory_order_relaxed);
+  entry_->failed_at.store(nowhere, std::memory_order_relaxed);
+  entry_->error.store(0, std::memory_order_release);
+  return {};
+}
+
+void sigbus_guard::cover(char* begin, std::size_t length, std::uint64_t offset) noexcept {
+  if (!entry_) return;
+  const auto address = reinterpret_cast<std::uintptr_t>(begin);
+  set_range(*entry_, address, address + length, offset);
+}
+
+void sigbus_guard::uncover() noexcept {
+  if (entry_) set_range(*entry_, 0, 0, 0);
+}
+
+std::uint64_t sigbus_guard::extent() const noexcept {
+  return entry_->extent.load(std::memory_order_acquire);
+}
+
+void sigbus_guard::set_extent(std::uint64_t extent) noexcept {
+  if (entry_) entry_->extent.store(extent, std::memory_order_release);
+}
+
+failure sigbus_guard::failed() const noexcept {
+  if (!entry_) return {};
+  const int error = entry_->error.load(std::memory_order_acquire);
+  if (error == 0) return {};
+  return {std::error_code(error, std::system_category()),
+          entry_->operation.load(std::memory_order_relaxed)};
+}
+
+std::uint64_t sigbus_guard::failed_at() const noexcept {
+  return entry_ ? entry_->failed_at.load(std::memory_order_relaxed) : nowhere;
+}
+
+}  // namespace mapout::detail

@@ -1,0 +1,56 @@
+// The process-wide SIGBUS handler and the registry of live mappings it serves: it extends files
+// written in extension::on_sigbus mode, and turns a store the file cannot take (full disk,
+// RLIMIT_FSIZE, a truncate by another process) into an error on the stream instead of a crash.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backend.hpp"
+
+namespace mapout::detail {
+
+struct guard_entry;
+
+// One mapping's entry in the registry, owned by one mapped_backend. The handler reads the entry
+// from whichever thread faults; the owner changes it only from its own thread.
+//
+//   sigbus_guard guard;
+//   if (failure why = guard.arm(fd, size, true)) return why;
+//   guard.cover(map, length, offset);   // after mmap
+//   guard.uncover();                    // before munmap
+//   if (failure why = guard.failed()) ...
+class sigbus_guard {
+ public:
+  sigbus_guard() noexcept = default;
+  sigbus_guard(const sigbus_guard&) = delete;
+  sigbus_guard& operator=(const sigbus_guard&) = delete;
+  // Gives the entry back; the range must be uncovered already.
+  ~sigbus_guard();
+
+  // Installs the handler (once per process) and takes an entry for the file of `fd`, whose size
+  // is `extent`. With `extends`, a store past the extent makes the handler extend the file;
+  // without, such a store is not the guard's business and goes to the previous handler.
+  failure arm(int fd, std::uint64_t extent, bool extends) noexcept;
+  bool armed() const noexcept { return entry_ != nullptr; }
+
+  // Tells the handler that [begin, begin + length) maps the file from `offset` on.
+  void cover(char* begin, std::size_t length, std::uint64_t offset) noexcept;
+  // Forgets the range; call it before the munmap, so that no fault in a mapping made later at the
+  // same address can be taken for this file's.
+  void uncover() noexcept;
+
+  // The file's size as the handler or the owner last set it.
+  std::uint64_t extent() const noexcept;
+  void set_extent(std::uint64_t extent) noexcept;
+
+  // The first store the handler could not serve, or nothing.
+  failure failed() const noexcept;
+  // The file offset of the page that store was on: the bytes before it are in the file.
+  std::uint64_t failed_at() const noexcept;
+
+ private:
+  guard_entry* entry_ = nullptr;
+};
+
+}  // namespace mapout::detail

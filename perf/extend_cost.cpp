@@ -1,0 +1,160 @@
+// What reserving the blocks of each extension costs: a file written in small chunks through a
+// MAP_SHARED mapping, extended ahead of the writes with ftruncate (holes: a full disk can turn a
+// store into SIGBUS), fallocate (blocks reserved: a full disk is an error from the extension), or
+// ftruncate plus MADV_POPULATE_WRITE (pages faulted in and checked before the stores).
+//
+//   extend_cost DIR [MiB...] [--rounds N]
+//
+// Each round runs every variant once, in an order rotated per round, after touching and freeing
+// size + 64 MiB of anonymous memory (freed guest pages go back to the host, and the next page
+// cache pages would pay a host fault each). Prints the median and the best of the rounds.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+constexpr std::uint64_t first_step = mib;
+constexpr std::uint64_t largest_step = 64 * mib;
+
+enum class variant { ftruncate_ahead, fallocate_ahead, populate_ahead };
+constexpr variant variants[] = {variant::ftruncate_ahead, variant::fallocate_ahead,
+                                variant::populate_ahead};
+
+const char* name_of(variant v) {
+  switch (v) {
+    case variant::ftruncate_ahead:
+      return "ftruncate";
+    case variant::fallocate_ahead:
+      return "fallocate";
+    case variant::populate_ahead:
+      return "populate";
+  }
+  return "?";
+}
+
+[[noreturn]] void die(const char* what) {
+  std::perror(what);
+  std::exit(1);
+}
+
+void warm_up(std::uint64_t bytes) {
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) die("mmap warm-up");
+  const long page = sysconf(_SC_PAGESIZE);
+  for (std::uint64_t at = 0; at < bytes; at += static_cast<std::uint64_t>(page)) {
+    static_cast<volatile char*>(memory)[at] = 1;
+  }
+  munmap(memory, bytes);
+}
+
+// Grows the file from `extent` to `target` the way `v` does.
+void extend(variant v, int fd, char* map, std::uint64_t extent, std::uint64_t target) {
+  switch (v) {
+    case variant::ftruncate_ahead:
+      if (ftruncate(fd, static_cast<off_t>(target)) != 0) die("ftruncate");
+      return;
+    case variant::fallocate_ahead:
+      if (fallocate(fd, 0, static_cast<off_t>(extent), static_cast<off_t>(target - extent)) != 0) {
+        die("fallocate");
+      }
+      return;
+    case variant::populate_ahead:
+      if (ftruncate(fd, static_cast<off_t>(target)) != 0) die("ftruncate");
+      if (madvise(map + extent, target - extent, MADV_POPULATE_WRITE) != 0) die("madvise");
+      return;
+  }
+}
+
+// Writes `size` bytes in chunks of 20 to 80 bytes, as a text generator would; returns seconds.
+double run(variant v, const std::string& path, std::uint64_t size, const std::vector<char>& text) {
+  const auto start = std::chrono::steady_clock::now();
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) die("open");
+  char* const map = static_cast<char*>(
+      mmap(nullptr, size + largest_step, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  if (map == MAP_FAILED) die("mmap");
+  std::uint64_t extent = 0;
+  std::uint64_t step = first_step;
+  std::uint64_t written = 0;
+  std::size_t cursor = 0;
+  while (written < size) {
+    const std::size_t chunk = 20 + (cursor * 7) % 61;
+    if (written + chunk > extent) {
+      const std::uint64_t target = extent + step;
+      extend(v, fd, map, extent, target);
+      extent = target;
+      step = std::min(step * 2, largest_step);
+    }
+    std::memcpy(map + written, text.data() + cursor, chunk);
+    written += chunk;
+    cursor = (cursor + chunk) % (text.size() - 128);
+  }
+  munmap(map, size + largest_step);
+  if (ftruncate(fd, static_cast<off_t>(written)) != 0) die("ftruncate to size");
+  close(fd);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  unlink(path.c_str());
+  return elapsed.count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s DIR [MiB...] [--rounds N]\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  std::vector<std::uint64_t> sizes;
+  int rounds = 5;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+      rounds = std::atoi(argv[++i]);
+    } else {
+      sizes.push_back(std::strtoull(argv[i], nullptr, 10) * mib);
+    }
+  }
+  if (sizes.empty()) sizes = {256 * mib, 1024 * mib};
+
+  std::vector<char> text(1 << 16);
+  for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>('a' + i * 31 % 26);
+  const std::string path = dir + "/extend_cost.tmp";
+
+  std::printf("%-10s %8s %14s %14s\n", "variant", "MiB", "median GB/s", "best GB/s");
+  for (std::uint64_t size : sizes) {
+    constexpr std::size_t count = sizeof variants / sizeof variants[0];
+    std::vector<double> seconds[count];
+    for (int round = 0; round < rounds; ++round) {
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::size_t which = (k + static_cast<std::size_t>(round)) % count;
+        warm_up(size + 64 * mib);
+        seconds[which].push_back(run(variants[which], path, size, text));
+      }
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const double best = *std::min_element(seconds[k].begin(), seconds[k].end());
+      std::printf("%-10s %8llu %14.2f %14.2f\n", name_of(variants[k]),
+                  static_cast<unsigned long long>(size / mib), size / median(seconds[k]) / 1e9,
+                  size / best / 1e9);
+    }
+  }
+  return 0;
+}
