@@ -1,10 +1,14 @@
 // mapout::ostream: std::ofstream's members over mapout::streambuf.
 #include "mapout/ostream.hpp"
 
+#include <locale>
+#include <utility>
+
 namespace mapout {
 
 ostream::ostream() : std::ostream(nullptr) {
   init(&buf_);
+  watch_locale_again();
 }
 
 ostream::ostream(const char* path, std::ios_base::openmode mode, const options& opts) : ostream() {
@@ -22,19 +26,29 @@ ostream::ostream(const std::filesystem::path& path, std::ios_base::openmode mode
   open(path, mode, opts);
 }
 
-ostream::ostream(ostream&& other) : std::ostream(std::move(other)), buf_(std::move(other.buf_)) {
+// Moving and swapping a std::ostream moves and swaps its locale and callback list, so the locale
+// flags go along.
+ostream::ostream(ostream&& other)
+    : std::ostream(std::move(other)),
+      buf_(std::move(other.buf_)),
+      classic_locale_(std::exchange(other.classic_locale_, false)),
+      locale_watched_(std::exchange(other.locale_watched_, false)) {
   set_rdbuf(&buf_);
 }
 
 ostream& ostream::operator=(ostream&& other) {
   std::ostream::operator=(std::move(other));
   buf_ = std::move(other.buf_);
+  std::swap(classic_locale_, other.classic_locale_);
+  std::swap(locale_watched_, other.locale_watched_);
   return *this;
 }
 
 void ostream::swap(ostream& other) {
   std::ostream::swap(other);
   buf_.swap(other.buf_);
+  std::swap(classic_locale_, other.classic_locale_);
+  std::swap(locale_watched_, other.locale_watched_);
 }
 
 void ostream::open(const char* path, std::ios_base::openmode mode, const options& opts) {
@@ -66,6 +80,26 @@ ostream& ostream::publish() {
 ostream& ostream::persist() {
   if (!buf_.persist()) fail_with(badbit);
   return *this;
+}
+
+void ostream::on_ios_event(std::ios_base::event event, std::ios_base& stream, int) {
+  // copyfmt copies the callback list to plain streams too, and the erase event of a stream being
+  // destroyed comes when it is an ios_base no more: act only on a live mapout::ostream.
+  auto* self = dynamic_cast<ostream*>(&stream);
+  if (self == nullptr) return;
+  if (event == std::ios_base::erase_event) {
+    self->locale_watched_ = false;
+    self->classic_locale_ = false;
+  } else {
+    self->locale_watched_ = true;
+    self->classic_locale_ = stream.getloc() == std::locale::classic();
+  }
+}
+
+void ostream::watch_locale_again() {
+  register_callback(&ostream::on_ios_event, 0);
+  locale_watched_ = true;
+  classic_locale_ = getloc() == std::locale::classic();
 }
 
 void ostream::fail_with(iostate state) {

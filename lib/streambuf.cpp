@@ -90,7 +90,7 @@ streambuf::int_type streambuf::overflow(int_type c) {
 }
 
 std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
-  if (size <= epptr() - pptr()) {
+  if (static_cast<std::size_t>(size) <= static_cast<std::size_t>(epptr() - pptr())) {
     traits_type::copy(pptr(), data, static_cast<std::size_t>(size));
     // pbump takes an int; a window can be larger than INT_MAX bytes.
     for (std::streamsize left = size; left > 0; left -= INT_MAX) {
@@ -98,6 +98,9 @@ std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
     }
     return size;
   }
+  // As std::streambuf::xsputn: a negative size writes nothing, and std::ostream::write then sets
+  // badbit.
+  if (size < 0) return 0;
   if (!is_open()) throw_failure(std::make_error_code(std::errc::bad_file_descriptor));
   const std::error_code ec = file_.write(pptr(), data, static_cast<std::size_t>(size));
   take_window();

@@ -1,15 +1,33 @@
 // mapout::ostream: a drop-in for std::ofstream that writes through mapout::streambuf.
 #pragma once
 
+#include <charconv>
 #include <filesystem>
 #include <ios>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "mapout/options.hpp"
 #include "mapout/streambuf.hpp"
 
 namespace mapout {
+
+namespace detail {
+// The types mapout::ostream inserts inline (char arrays and non-const strings decay or bind to
+// them), kept out of its catch-all operator<< so that they reach the inline members.
+template <typename T>
+constexpr bool inline_insertable =
+    std::is_same_v<T, char> || std::is_same_v<T, signed char> || std::is_same_v<T, unsigned char> ||
+    std::is_same_v<T, char*> || std::is_same_v<T, const char*> || std::is_same_v<T, std::string> ||
+    std::is_same_v<T, std::string_view> || std::is_same_v<T, short> ||
+    std::is_same_v<T, unsigned short> || std::is_same_v<T, int> ||
+    std::is_same_v<T, unsigned int> || std::is_same_v<T, long> ||
+    std::is_same_v<T, unsigned long> || std::is_same_v<T, long long> ||
+    std::is_same_v<T, unsigned long long>;
+}  // namespace detail
 
 // std::ofstream's interface over a mapping of the file.
 //
@@ -20,6 +38,13 @@ namespace mapout {
 // Errors follow iostream rules: failbit when open fails, badbit when a write fails, failbit when
 // close finds any failure; with exceptions() set, the std::ios_base::failure thrown names the
 // operation and the path and carries errno as its code().
+//
+// Through the static type mapout::ostream, put, write and << of characters, strings and integers
+// store straight into the window, without std::ostream's sentry or a virtual call, whenever that
+// sentry would do nothing and the formatting is trivial: good state, no tie(), no unitbuf, width 0,
+// and for integers decimal without showpos in the classic locale. Every other case, and every
+// write that does not fit the window, takes std::ostream's own path, so the bytes and the state
+// are always std::ostream's. Through a std::ostream& the stream is a std::ostream like any other.
 class ostream : public std::ostream {
  public:
   ostream();
@@ -50,12 +75,124 @@ class ostream : public std::ostream {
 
   streambuf* rdbuf() const noexcept { return const_cast<streambuf*>(&buf_); }
 
+  ostream& put(char c) {
+    if (!sentry_is_noop() || !buf_.store(c)) std::ostream::put(c);
+    return *this;
+  }
+  ostream& write(const char* data, std::streamsize size) {
+    if (!sentry_is_noop() || !buf_.store(data, static_cast<std::size_t>(size))) {
+      std::ostream::write(data, size);
+    }
+    return *this;
+  }
+
+  ostream& operator<<(char c) {
+    if (!unpadded() || !buf_.store(c)) static_cast<std::ostream&>(*this) << c;
+    return *this;
+  }
+  ostream& operator<<(signed char c) { return *this << static_cast<char>(c); }
+  ostream& operator<<(unsigned char c) { return *this << static_cast<char>(c); }
+  ostream& operator<<(const char* text) {
+    // std::ostream sets badbit for a null pointer.
+    if (text == nullptr || !unpadded() || !buf_.store(text, std::char_traits<char>::length(text))) {
+      static_cast<std::ostream&>(*this) << text;
+    }
+    return *this;
+  }
+  ostream& operator<<(std::string_view text) {
+    if (!unpadded() || !buf_.store(text.data(), text.size()))
+      static_cast<std::ostream&>(*this) << text;
+    return *this;
+  }
+  ostream& operator<<(const std::string& text) { return *this << std::string_view(text); }
+
+  // bool is left to std::ostream: its spelling depends on boolalpha and the locale.
+  ostream& operator<<(short value) { return insert_integer(value); }
+  ostream& operator<<(unsigned short value) { return insert_integer(value); }
+  ostream& operator<<(int value) { return insert_integer(value); }
+  ostream& operator<<(unsigned int value) { return insert_integer(value); }
+  ostream& operator<<(long value) { return insert_integer(value); }
+  ostream& operator<<(unsigned long value) { return insert_integer(value); }
+  ostream& operator<<(long long value) { return insert_integer(value); }
+  ostream& operator<<(unsigned long long value) { return insert_integer(value); }
+
+  // Manipulators (std::endl, std::hex, ...) act on the stream as on any std::ostream.
+  ostream& operator<<(std::ostream& (*manipulator)(std::ostream&)) {
+    manipulator(*this);
+    return *this;
+  }
+  ostream& operator<<(std::ios& (*manipulator)(std::ios&)) {
+    manipulator(*this);
+    return *this;
+  }
+  ostream& operator<<(std::ios_base& (*manipulator)(std::ios_base&)) {
+    manipulator(*this);
+    return *this;
+  }
+
+  // Everything else a std::ostream prints (double, bool, pointers, std::setw, enums and user types
+  // with their own operator<<) is printed exactly as through a std::ostream&, and the chain stays
+  // on mapout::ostream. A template, so that it never wins over a user's operator<< by a
+  // conversion (as non-template members would: an enum with its own operator<< would be ambiguous
+  // with operator<<(int)). The types above are left out of it.
+  template <typename T,
+            typename = std::enable_if_t<
+                !detail::inline_insertable<std::decay_t<T>> &&
+                std::is_same_v<decltype(std::declval<std::ostream&>() << std::declval<T>()),
+                               std::ostream&>>>
+  ostream& operator<<(T&& value) {
+    static_cast<std::ostream&>(*this) << std::forward<T>(value);
+    return *this;
+  }
+
  private:
+  // True when std::ostream's sentry would do nothing: good state, nothing tied to flush, no
+  // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base
+  // reference). Each is read here rather than cached: base-class members change them unseen.
+  bool sentry_is_noop() const noexcept {
+    return (rdstate() | (flags() & unitbuf)) == 0 && tie() == nullptr && std::ios::rdbuf() == &buf_;
+  }
+  // ... and formatted output pads nothing.
+  bool unpadded() const noexcept { return sentry_is_noop() && width() == 0; }
+  // ... and an integer prints as std::to_chars prints it: decimal (showbase and uppercase do not
+  // change decimal output), no showpos, the classic locale's digits and no grouping.
+  bool plain_decimal() const noexcept {
+    return (rdstate() | (flags() & (unitbuf | oct | hex | showpos))) == 0 && width() == 0 &&
+           classic_locale_ && tie() == nullptr && std::ios::rdbuf() == &buf_;
+  }
+
+  template <typename Integer>
+  ostream& insert_integer(Integer value) {
+    // The longest integer, the sign included, is 20 characters: with more room to_chars cannot run
+    // out, and writes straight into the window.
+    constexpr std::ptrdiff_t longest = 20;
+    char* const put = buf_.pptr();
+    if (plain_decimal() && buf_.epptr() - put > longest) {
+      buf_.pbump(static_cast<int>(std::to_chars(put, put + longest, value).ptr - put));
+    } else {
+      watch_locale();
+      std::ostream::operator<<(value);
+    }
+    return *this;
+  }
+
+  // classic_locale_ follows the stream's locale through an ios_base callback, which runs for
+  // imbue (through std::ios or std::ios_base alike) and copyfmt. copyfmt replaces the callback
+  // list with the source's, so it may drop ours: the erase event that precedes it clears
+  // locale_watched_, and the next integer on the standard path registers the callback again.
+  static void on_ios_event(std::ios_base::event event, std::ios_base& stream, int);
+  void watch_locale() {
+    if (!locale_watched_) watch_locale_again();
+  }
+  void watch_locale_again();
+
   // Sets `state`; with exceptions() asking for it, throws a failure that carries the buffer's
   // error message and code instead of the standard library's generic one.
   void fail_with(iostate state);
 
   streambuf buf_;
+  bool classic_locale_ = false;
+  bool locale_watched_ = false;
 };
 
 inline void swap(ostream& a, ostream& b) {

@@ -1,6 +1,9 @@
 // mapout::streambuf: a std::streambuf whose put area is the output file's window.
 #pragma once
 
+#include <climits>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <ios>
 #include <streambuf>
@@ -64,6 +67,26 @@ class streambuf : public std::streambuf {
   int sync() override;
 
  private:
+  friend class ostream;
+
+  // mapout::ostream's inline path: stores the bytes and returns true when they fit before the
+  // window's end. Strictly before, so that an empty window (closed file) never reaches memcpy with
+  // a null pointer; pbump takes an int, hence the second bound.
+  bool store(const char* data, std::size_t size) noexcept {
+    char* const put = pptr();
+    if (size >= static_cast<std::size_t>(epptr() - put) || size > INT_MAX) return false;
+    std::memcpy(put, data, size);
+    pbump(static_cast<int>(size));
+    return true;
+  }
+  bool store(char c) noexcept {
+    char* const put = pptr();
+    if (put == epptr()) return false;
+    *put = c;
+    pbump(1);
+    return true;
+  }
+
   // Makes the put area the file's current window.
   void take_window() noexcept;
   [[noreturn]] void throw_failure(std::error_code code) const;
