@@ -1,0 +1,74 @@
+// Fingerprints of the expected output and of the files the writers left.
+#include "digest.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+#include <vector>
+
+namespace perf {
+namespace {
+
+// A sink that hashes what it is given through a buffer (one update per byte would take seconds
+// per GiB), formatting lines with std::to_chars.
+class digest_sink {
+ public:
+  void byte(char c) {
+    if (used_ == sizeof buffer_) drain();
+    buffer_[used_++] = c;
+  }
+  void token(std::string_view text) { block(text.data(), text.size()); }
+  void line(std::uint32_t i, std::uint32_t) {
+    if (sizeof buffer_ - used_ < max_line_size) drain();
+    used_ = static_cast<std::size_t>(format_line(buffer_ + used_, i) - buffer_);
+  }
+  void block(const char* data, std::size_t size) {
+    drain();
+    result_.update(data, size);
+  }
+  digest finish() {
+    drain();
+    return result_;
+  }
+
+ private:
+  void drain() {
+    result_.update(buffer_, used_);
+    used_ = 0;
+  }
+
+  char buffer_[std::size_t{64} << 10];
+  std::size_t used_ = 0;
+  digest result_;
+};
+
+}  // namespace
+
+digest expected_digest(const workload& work) {
+  digest_sink sink;
+  emit(work, sink);
+  return sink.finish();
+}
+
+digest file_digest(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "open " + path);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  digest result;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::system_error(error, std::generic_category(), "read " + path);
+    }
+    if (n == 0) break;
+    result.update(buffer.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return result;
+}
+
+}  // namespace perf

@@ -1,0 +1,142 @@
+// Parsing compare's flags into a plan, with the quick and full presets.
+#include "options.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace perf {
+namespace {
+
+constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+
+void usage(const char* program, int status) {
+  std::fprintf(status ? stderr : stdout,
+               "usage: %s [--quick] [--fs disk,tmpfs] [--sizes 16M,256M,1G]\n"
+               "          [--workloads bytes,tokens,lines,blocks-4k,blocks-1m] [--writers id,...]\n"
+               "          [--rounds N] [--out DIR] [--disk-dir DIR] [--tmpfs-dir DIR]\n"
+               "          [--include DIR] [--text-cap BYTES] [--list]\n"
+               "Default (full): disk and tmpfs, 16M 256M 1G, every workload and writer, 5 rounds.\n"
+               "--quick: 16M and 256M, the writers marked quick (no fputs, no extra modes).\n"
+               "Results go to DIR (default: the directory of this program): summary.txt,\n"
+               "details.txt, results.csv, chart.dat and throughput.svg.\n",
+               program);
+  std::exit(status);
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+std::uint64_t parse_size(const std::string& text) {
+  char* end = nullptr;
+  std::uint64_t value = std::strtoull(text.c_str(), &end, 10);
+  switch (*end) {
+    case 'G':
+      value <<= 30;
+      break;
+    case 'M':
+      value <<= 20;
+      break;
+    case 'K':
+      value <<= 10;
+      break;
+    default:
+      break;
+  }
+  return value;
+}
+
+std::string program_dir() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : self.parent_path().string();
+}
+
+}  // namespace
+
+settings parse_settings(int argc, char** argv, const std::vector<writer>& writers) {
+  settings s;
+  bool quick = false;
+  std::vector<std::string> fs_names = {"disk", "tmpfs"};
+  std::vector<std::string> writer_ids;
+  std::vector<std::uint64_t> sizes;
+  std::vector<workload_kind> kinds(std::begin(all_workload_kinds), std::end(all_workload_kinds));
+  std::string disk_dir, tmpfs_dir = "/dev/shm";
+  s.out_dir = program_dir();
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(argv[0], 2);
+      return argv[++i];
+    };
+    if (flag == "--help" || flag == "-h")
+      usage(argv[0], 0);
+    else if (flag == "--quick")
+      quick = true;
+    else if (flag == "--list")
+      s.list_writers = true;
+    else if (flag == "--fs")
+      fs_names = split(value());
+    else if (flag == "--writers")
+      writer_ids = split(value());
+    else if (flag == "--rounds")
+      s.what.rounds = std::atoi(value().c_str());
+    else if (flag == "--out")
+      s.out_dir = value();
+    else if (flag == "--disk-dir")
+      disk_dir = value();
+    else if (flag == "--tmpfs-dir")
+      tmpfs_dir = value();
+    else if (flag == "--include")
+      s.include_dir = value();
+    else if (flag == "--text-cap")
+      s.text_cap = parse_size(value());
+    else if (flag == "--sizes") {
+      for (const std::string& size : split(value())) sizes.push_back(parse_size(size));
+    } else if (flag == "--workloads") {
+      kinds.clear();
+      for (const std::string& name : split(value())) {
+        workload_kind kind;
+        if (!parse_workload_kind(name, kind)) usage(argv[0], 2);
+        kinds.push_back(kind);
+      }
+    } else {
+      usage(argv[0], 2);
+    }
+  }
+  if (sizes.empty()) {
+    sizes = quick ? std::vector<std::uint64_t>{16 * mib, 256 * mib}
+                  : std::vector<std::uint64_t>{16 * mib, 256 * mib, 1024 * mib};
+  }
+  if (s.what.rounds < 1) usage(argv[0], 2);
+  if (disk_dir.empty()) disk_dir = s.out_dir + "/files";
+  for (const std::string& name : fs_names) {
+    if (name == "disk")
+      s.what.file_systems.push_back({name, disk_dir});
+    else if (name == "tmpfs")
+      s.what.file_systems.push_back(
+          {name, tmpfs_dir + "/mapout-perf-" + std::to_string(::getpid())});
+    else
+      usage(argv[0], 2);
+  }
+  for (std::size_t i = 0; i < writers.size(); ++i) {
+    const bool chosen = writer_ids.empty() ? !quick || writers[i].quick
+                                           : std::find(writer_ids.begin(), writer_ids.end(),
+                                                       writers[i].id) != writer_ids.end();
+    if (chosen) s.what.writers.push_back(i);
+  }
+  s.what.sizes = sizes;
+  s.what.kinds = kinds;
+  return s;
+}
+
+}  // namespace perf

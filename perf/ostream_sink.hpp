@@ -1,0 +1,52 @@
+// One Sink for every stream with std::ostream's members (std::ofstream, mapout::ostream, Boost
+// streams): put per byte, write per token and block, << per line.
+#pragma once
+
+#include <ios>
+#include <string>
+#include <system_error>
+
+#include "writers.hpp"
+
+namespace perf {
+
+// `Opener` names the stream type it opens (file_type), the type the calls are made through
+// (stream_type: the file's own type, or std::ostream for generic code), and opens it:
+//   static void open(file_type& file, const std::string& path);
+template <class Opener>
+class ostream_sink {
+ public:
+  using file_type = typename Opener::file_type;
+  using stream_type = typename Opener::stream_type;
+
+  explicit ostream_sink(const std::string& path) : path_(path) {
+    Opener::open(file_, path);
+    if (!file_.is_open() || !file_) throw_errno("open", path);
+  }
+
+  void byte(char c) { stream().put(c); }
+  void token(std::string_view text) {
+    stream().write(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+  void line(std::uint32_t i, std::uint32_t value) {
+    stream() << "    { \"field_" << i << "\", " << i << ", " << value << " },\n";
+  }
+  void block(const char* data, std::size_t size) {
+    stream().write(data, static_cast<std::streamsize>(size));
+  }
+  void close() {
+    const bool failed = !file_;
+    file_.close();
+    if (failed || !file_) {
+      throw std::system_error(std::make_error_code(std::errc::io_error), "write " + path_);
+    }
+  }
+
+ private:
+  stream_type& stream() { return file_; }
+
+  std::string path_;
+  file_type file_;
+};
+
+}  // namespace perf

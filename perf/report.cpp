@@ -1,0 +1,236 @@
+// Medians and their presentation: the matrix on the terminal, the detailed tables, CSV, chart data.
+#include "report.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace perf {
+namespace {
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+template <class Field>
+std::vector<double> field_of(const cell& c, Field field) {
+  std::vector<double> values;
+  for (const sample& s : c.samples) values.push_back(field(s));
+  return values;
+}
+
+constexpr double mib = 1 << 20;
+
+using group_key = std::tuple<std::string, std::uint64_t, workload_kind>;
+group_key group_of(const summary& row) {
+  return {row.measured->file_system, row.measured->size, row.measured->kind};
+}
+
+std::string size_name(std::uint64_t size) {
+  return size >= (std::uint64_t{1} << 30) && size % (std::uint64_t{1} << 30) == 0
+             ? std::to_string(size >> 30) + " GiB"
+             : std::to_string(size >> 20) + " MiB";
+}
+
+// The file systems, sizes and workloads present, in the order they were run.
+template <class Key, class Get>
+std::vector<Key> distinct(const std::vector<summary>& rows, Get get) {
+  std::vector<Key> keys;
+  for (const summary& row : rows) {
+    const Key key = get(row);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  return keys;
+}
+
+std::vector<const writer*> writers_in(const std::vector<summary>& rows) {
+  std::vector<const writer*> list =
+      distinct<const writer*>(rows, [](const summary& r) { return r.by; });
+  // The writers are elements of one vector: address order is table order.
+  std::sort(list.begin(), list.end(), [](const writer* a, const writer* b) { return a < b; });
+  return list;
+}
+
+const summary* find_row(const std::vector<summary>& rows, const std::string& fs, std::uint64_t size,
+                        workload_kind kind, const writer* by) {
+  for (const summary& row : rows) {
+    if (row.by == by && row.measured->kind == kind && row.measured->size == size &&
+        row.measured->file_system == fs) {
+      return &row;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<summary> summarize(const std::vector<cell>& cells, const std::vector<writer>& writers) {
+  std::vector<summary> rows;
+  for (const cell& c : cells) {
+    summary row;
+    row.measured = &c;
+    row.by = &writers[c.writer];
+    row.wall = median(field_of(c, [](const sample& s) { return s.wall; }));
+    row.user = median(field_of(c, [](const sample& s) { return s.user; }));
+    row.sys = median(field_of(c, [](const sample& s) { return s.sys; }));
+    const double bytes = static_cast<double>(c.bytes);
+    row.gbps = row.wall > 0 ? bytes / row.wall / 1e9 : 0;
+    double fastest = 0;
+    for (const sample& s : c.samples) {
+      if (fastest == 0 || s.wall < fastest) fastest = s.wall;
+    }
+    row.best_gbps = fastest > 0 ? bytes / fastest / 1e9 : 0;
+    const std::vector<double> rss = field_of(c, [](const sample& s) { return s.peak_rss / mib; });
+    row.rss_mib = median(rss);
+    row.max_rss_mib = rss.empty() ? 0 : *std::max_element(rss.begin(), rss.end());
+    rows.push_back(row);
+  }
+  std::map<group_key, double> mapout_wall;
+  for (const summary& row : rows) {
+    if (row.by->id == reference_writer && row.ok()) mapout_wall[group_of(row)] = row.wall;
+  }
+  for (summary& row : rows) {
+    const auto found = mapout_wall.find(group_of(row));
+    if (found != mapout_wall.end() && found->second > 0 && row.ok()) {
+      row.vs_mapout = row.wall / found->second;
+    }
+  }
+  return rows;
+}
+
+void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
+  const auto file_systems =
+      distinct<std::string>(rows, [](const summary& r) { return r.measured->file_system; });
+  const auto sizes =
+      distinct<std::uint64_t>(rows, [](const summary& r) { return r.measured->size; });
+  const auto kinds =
+      distinct<workload_kind>(rows, [](const summary& r) { return r.measured->kind; });
+  const auto writers = writers_in(rows);
+  for (const std::string& fs : file_systems) {
+    for (std::uint64_t size : sizes) {
+      std::fprintf(out, "\n%s, %s: median GB/s (x = mapout::ostream is that many times faster)\n",
+                   fs.c_str(), size_name(size).c_str());
+      std::fprintf(out, "%-26s", "");
+      for (workload_kind kind : kinds) std::fprintf(out, " %14s", name_of(kind));
+      std::fprintf(out, " %8s\n", "RSS MiB");
+      for (const writer* by : writers) {
+        std::string line;
+        char text[64];
+        double rss = -1;
+        for (workload_kind kind : kinds) {
+          const summary* row = find_row(rows, fs, size, kind, by);
+          if (!row) {
+            std::snprintf(text, sizeof text, " %14s", "");
+          } else if (!row->ok()) {
+            std::snprintf(text, sizeof text, " %14s", "FAILED");
+          } else if (by->id == reference_writer || row->vs_mapout == 0) {
+            std::snprintf(text, sizeof text, " %7.2f%7s", row->gbps, "");
+          } else {
+            std::snprintf(text, sizeof text, " %7.2f x%4.2f ", row->gbps, row->vs_mapout);
+          }
+          if (row && row->ok()) rss = std::max(rss, row->max_rss_mib);
+          line += text;
+        }
+        if (rss < 0) continue;
+        std::fprintf(out, "%-26.26s%s %8.1f\n", by->label.c_str(), line.c_str(), rss);
+      }
+    }
+  }
+}
+
+void print_details(std::FILE* out, const std::vector<summary>& rows) {
+  std::string current;
+  for (const summary& row : rows) {
+    const cell& c = *row.measured;
+    const std::string group = c.file_system + ", " + size_name(c.size) + ", " + name_of(c.kind);
+    if (group != current) {
+      current = group;
+      std::fprintf(out, "\n%s (%llu bytes, %zu runs each)\n", group.c_str(),
+                   static_cast<unsigned long long>(c.bytes), c.samples.size());
+      std::fprintf(out, "%-26s %-16s %9s %9s %9s %7s %7s %8s %9s\n", "writer", "call", "wall ms",
+                   "user ms", "sys ms", "GB/s", "best", "RSS MiB", "x mapout");
+    }
+    if (!row.ok()) {
+      std::fprintf(out, "%-26.26s %-16.16s FAILED: %s\n", row.by->label.c_str(),
+                   row.by->api(c.kind), c.error.c_str());
+      continue;
+    }
+    std::fprintf(out, "%-26.26s %-16.16s %9.1f %9.1f %9.1f %7.2f %7.2f %8.1f %9.2f\n",
+                 row.by->label.c_str(), row.by->api(c.kind), row.wall * 1e3, row.user * 1e3,
+                 row.sys * 1e3, row.gbps, row.best_gbps, row.rss_mib, row.vs_mapout);
+  }
+}
+
+void write_csv(const std::string& path, const std::vector<summary>& rows) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (!out) throw_errno("fopen", path);
+  std::fprintf(out,
+               "fs,size_mib,workload,writer,label,call,runs,bytes,wall_median_s,user_median_s,"
+               "sys_median_s,gbps_median,gbps_best,peak_rss_mib_median,peak_rss_mib_max,"
+               "wall_vs_mapout,verified,error\n");
+  for (const summary& row : rows) {
+    const cell& c = *row.measured;
+    std::fprintf(
+        out,
+        "%s,%llu,%s,%s,\"%s\",\"%s\",%zu,%llu,%.6f,%.6f,%.6f,%.4f,%.4f,%.2f,%.2f,%.4f,%d,\"%s\"\n",
+        c.file_system.c_str(), static_cast<unsigned long long>(c.size >> 20), name_of(c.kind),
+        row.by->id.c_str(), row.by->label.c_str(), row.by->api(c.kind), c.samples.size(),
+        static_cast<unsigned long long>(c.bytes), row.wall, row.user, row.sys, row.gbps,
+        row.best_gbps, row.rss_mib, row.max_rss_mib, row.vs_mapout, c.verified ? 1 : 0,
+        c.error.c_str());
+  }
+  if (std::fclose(out) != 0) throw_errno("fclose", path);
+}
+
+std::vector<std::string> write_chart_data(const std::string& path,
+                                          const std::vector<summary>& rows) {
+  const auto file_systems =
+      distinct<std::string>(rows, [](const summary& r) { return r.measured->file_system; });
+  const auto kinds =
+      distinct<workload_kind>(rows, [](const summary& r) { return r.measured->kind; });
+  const auto writers = writers_in(rows);
+  // The largest size at which mapout ran every workload on the first file system.
+  std::uint64_t chosen = 0;
+  for (std::uint64_t size :
+       distinct<std::uint64_t>(rows, [](const summary& r) { return r.measured->size; })) {
+    bool complete = true;
+    for (workload_kind kind : kinds) {
+      const summary* row = nullptr;
+      for (const writer* by : writers) {
+        if (by->id == reference_writer) row = find_row(rows, file_systems.front(), size, kind, by);
+      }
+      complete = complete && row && row->ok();
+    }
+    if (complete) chosen = std::max(chosen, size);
+  }
+  std::vector<std::string> titles;
+  if (chosen == 0) return titles;
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (!out) throw_errno("fopen", path);
+  for (const std::string& fs : file_systems) {
+    titles.push_back(fs + ", " + size_name(chosen));
+    std::fprintf(out, "\"%s\"", titles.back().c_str());
+    for (workload_kind kind : kinds) std::fprintf(out, " \"%s\"", name_of(kind));
+    std::fprintf(out, "\n");
+    for (const writer* by : writers) {
+      std::string line = "\"" + by->label + "\"";
+      bool any = false;
+      for (workload_kind kind : kinds) {
+        const summary* row = find_row(rows, fs, chosen, kind, by);
+        const bool have = row && row->ok();
+        any = any || have;
+        line += have ? " " + std::to_string(row->gbps) : " -";
+      }
+      if (any) std::fprintf(out, "%s\n", line.c_str());
+    }
+    std::fprintf(out, "\n\n");
+  }
+  if (std::fclose(out) != 0) throw_errno("fclose", path);
+  return titles;
+}
+
+}  // namespace perf

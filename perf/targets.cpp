@@ -1,0 +1,127 @@
+// The targets: mapout::ostream against named peers on disk, against the best peer on tmpfs and
+// for blocks, linear cost from 16 MiB to 1 GiB, and peak resident memory at 1 GiB.
+#include "targets.hpp"
+
+#include <string>
+
+namespace perf {
+namespace {
+
+constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+
+class checker {
+ public:
+  checker(std::FILE* out, const std::vector<summary>& rows) : out_(out), rows_(rows) {}
+
+  const summary* find(const std::string& fs, std::uint64_t size, workload_kind kind,
+                      const std::string& id) const {
+    for (const summary& row : rows_) {
+      const cell& c = *row.measured;
+      if (row.by->id == id && c.kind == kind && c.size == size && c.file_system == fs && row.ok()) {
+        return &row;
+      }
+    }
+    return nullptr;
+  }
+
+  // `faster` must take at most 1/`ratio` of `slower`'s median wall.
+  void speedup(const std::string& fs, std::uint64_t size, workload_kind kind,
+               const std::string& faster, const std::string& slower, double ratio) {
+    const summary* a = find(fs, size, kind, faster);
+    const summary* b = find(fs, size, kind, slower);
+    if (!a || !b) return;
+    const double measured = b->wall / a->wall;
+    report(measured >= ratio, fs, size, kind,
+           a->by->label + " (" + a->by->api(kind) + ") vs " + b->by->label + " (" +
+               b->by->api(kind) + "): " + format(measured) + "x, target " + format(ratio) + "x");
+  }
+
+  // mapout::ostream no slower than the fastest peer by more than `slack`.
+  void near_best_peer(const std::string& fs, std::uint64_t size, workload_kind kind, double slack) {
+    const summary* mine = find(fs, size, kind, reference_writer);
+    const summary* best = nullptr;
+    for (const summary& row : rows_) {
+      const cell& c = *row.measured;
+      if (c.kind != kind || c.size != size || c.file_system != fs || !row.ok()) continue;
+      if (row.by->memory_digest || row.by->id.rfind("mapout", 0) == 0) continue;
+      if (!best || row.wall < best->wall) best = &row;
+    }
+    if (!mine || !best) return;
+    const double measured = mine->wall / best->wall;
+    report(measured <= 1 + slack, fs, size, kind,
+           "mapout::ostream takes " + format(measured) + "x the time of the best peer, " +
+               best->by->label + " (" + best->by->api(kind) + "); target <= " + format(1 + slack));
+  }
+
+  void linear(const std::string& fs, workload_kind kind) {
+    const summary* small = find(fs, 16 * mib, kind, reference_writer);
+    const summary* large = find(fs, gib, kind, reference_writer);
+    if (!small || !large) return;
+    const double kept = large->gbps / small->gbps;
+    report(kept >= 0.85, fs, gib, kind,
+           "mapout::ostream at 1 GiB runs at " + format(kept) + " of its 16 MiB throughput (" +
+               format(large->gbps) + " vs " + format(small->gbps) + " GB/s); target >= 0.85");
+  }
+
+  void memory(const std::string& fs, workload_kind kind) {
+    const summary* row = find(fs, gib, kind, reference_writer);
+    if (!row) return;
+    report(row->max_rss_mib <= 64, fs, gib, kind,
+           "mapout::ostream peak RSS above baseline " + format(row->max_rss_mib) +
+               " MiB (largest of the runs); target <= 64");
+  }
+
+  int missed() const { return missed_; }
+
+ private:
+  static std::string format(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", value);
+    return text;
+  }
+
+  void report(bool met, const std::string& fs, std::uint64_t size, workload_kind kind,
+              const std::string& what) {
+    if (!met) ++missed_;
+    const std::string where =
+        fs + " " +
+        (size >= gib ? std::to_string(size / gib) + " GiB" : std::to_string(size / mib) + " MiB");
+    std::fprintf(out_, "  %-8s %-15s %-9s %s\n", met ? "met" : "NOT MET", where.c_str(),
+                 name_of(kind), what.c_str());
+  }
+
+  std::FILE* out_;
+  const std::vector<summary>& rows_;
+  int missed_ = 0;
+};
+
+}  // namespace
+
+int print_targets(std::FILE* out, const std::vector<summary>& rows) {
+  checker check(out, rows);
+  std::fprintf(out, "\nTargets (issue 3; ratios of medians from this run):\n");
+  for (std::uint64_t size : {256 * mib, gib}) {
+    const double named = size == gib ? 1.15 : 1.0;
+    check.speedup("disk", size, workload_kind::tokens, "mapout", "stdio", 3);
+    check.speedup("disk", size, workload_kind::tokens, "mapout", "ofstream", 3);
+    check.speedup("disk", size, workload_kind::tokens, "mapout", "write64k", named);
+    check.speedup("disk", size, workload_kind::tokens, "mapout", "fmt", named);
+    check.speedup("disk", size, workload_kind::tokens, "mapout", "llvm", named);
+    check.speedup("disk", size, workload_kind::tokens, "mapout-ostream&", "ofstream", 1.3);
+    check.speedup("disk", size, workload_kind::bytes, "mapout-streambuf", "stdio", 1.7);
+    check.speedup("disk", size, workload_kind::lines, "mapout", "ofstream", 2);
+    check.near_best_peer("disk", size, workload_kind::blocks_4k, 0.05);
+    check.near_best_peer("disk", size, workload_kind::blocks_1m, 0.05);
+  }
+  for (workload_kind kind : all_workload_kinds) check.linear("disk", kind);
+  for (std::uint64_t size : {16 * mib, 256 * mib, gib}) {
+    for (workload_kind kind : all_workload_kinds) check.near_best_peer("tmpfs", size, kind, 0.05);
+  }
+  for (const char* fs : {"disk", "tmpfs"}) {
+    for (workload_kind kind : all_workload_kinds) check.memory(fs, kind);
+  }
+  return check.missed();
+}
+
+}  // namespace perf

@@ -1,0 +1,58 @@
+// The writers compared: each one's natural way of putting a workload into a file.
+#pragma once
+
+#include <array>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "digest.hpp"
+#include "workloads.hpp"
+
+namespace perf {
+
+struct writer {
+  // Stable name: the CSV key and what --writers selects.
+  std::string id;
+  // What the table shows.
+  std::string label;
+  // The call each workload is written with ("putc_unlocked", "<<"), or nullptr when the writer
+  // has nothing to add to that workload.
+  std::array<const char*, workload_kind_count> apis{};
+  // Whether --quick keeps it.
+  bool quick = true;
+  // Untimed setup in the child before the baseline is taken (the ceiling's prefaulted buffer).
+  void (*prepare)(const workload&) = nullptr;
+  // Writes the workload to `path`, everything up to and including the close; throws on failure.
+  void (*run)(const workload&, const std::string& path) = nullptr;
+  // For a writer into memory instead of a file, the digest of what it wrote.
+  digest (*memory_digest)() = nullptr;
+
+  const char* api(workload_kind kind) const { return apis[static_cast<std::size_t>(kind)]; }
+};
+
+// Every writer this build has, in the order the table shows them.
+std::vector<writer> all_writers();
+
+// Opens a Sink on `path`, emits the workload into it and closes it: every writer's `run`.
+template <class Sink>
+void run_sink(const workload& work, const std::string& path) {
+  Sink out(path);
+  emit(work, out);
+  out.close();
+}
+
+// Throws the std::system_error for errno after `operation` on `path` failed.
+[[noreturn]] void throw_errno(const char* operation, const std::string& path);
+
+// Each family's writers, in writers_<family>.cpp.
+void add_memory_writers(std::vector<writer>& list);
+void add_stdio_writers(std::vector<writer>& list);
+void add_iostream_writers(std::vector<writer>& list);
+void add_fmt_writers(std::vector<writer>& list);
+void add_llvm_writers(std::vector<writer>& list);
+void add_boost_writers(std::vector<writer>& list);
+void add_syscall_writers(std::vector<writer>& list);
+void add_mapout_writers(std::vector<writer>& list);
+
+}  // namespace perf

@@ -1,0 +1,29 @@
+// std::ofstream: put per byte, write per token and block, << per line. Its members are
+// std::ostream's, so this row is also std::ofstream through std::ostream&.
+#include <fstream>
+
+#include "ostream_sink.hpp"
+
+namespace perf {
+namespace {
+
+struct ofstream_opener {
+  using file_type = std::ofstream;
+  using stream_type = std::ofstream;
+  static void open(std::ofstream& file, const std::string& path) {
+    file.open(path, std::ios::binary);
+  }
+};
+
+}  // namespace
+
+void add_iostream_writers(std::vector<writer>& list) {
+  writer ofstream;
+  ofstream.id = "ofstream";
+  ofstream.label = "std::ofstream";
+  ofstream.apis = {"put", "write", "<<", "write", "write"};
+  ofstream.run = run_sink<ostream_sink<ofstream_opener>>;
+  list.push_back(ofstream);
+}
+
+}  // namespace perf

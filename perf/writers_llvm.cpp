@@ -1,0 +1,51 @@
+// LLVM's raw_fd_ostream, which clang -E writes its output with: << per byte and line, write per
+// token and block.
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "writers.hpp"
+
+namespace perf {
+namespace {
+
+class llvm_sink {
+ public:
+  explicit llvm_sink(const std::string& path)
+      : path_(path), out_(path, opened_, llvm::sys::fs::OF_None) {
+    if (opened_) throw std::system_error(opened_, "open " + path);
+  }
+
+  void byte(char c) { out_ << c; }
+  void token(std::string_view text) { out_.write(text.data(), text.size()); }
+  void line(std::uint32_t i, std::uint32_t value) {
+    out_ << "    { \"field_" << i << "\", " << i << ", " << value << " },\n";
+  }
+  void block(const char* data, std::size_t size) { out_.write(data, size); }
+  void close() {
+    out_.close();
+    if (out_.has_error()) {
+      const std::error_code error = out_.error();
+      // raw_fd_ostream aborts in its destructor on an error nobody cleared.
+      out_.clear_error();
+      throw std::system_error(error, "write " + path_);
+    }
+  }
+
+ private:
+  std::string path_;
+  std::error_code opened_;
+  llvm::raw_fd_ostream out_;
+};
+
+}  // namespace
+
+void add_llvm_writers(std::vector<writer>& list) {
+  writer llvm;
+  llvm.id = "llvm";
+  llvm.label = "llvm::raw_fd_ostream";
+  llvm.apis = {"<<", "write", "<<", "write", "write"};
+  llvm.run = run_sink<llvm_sink>;
+  list.push_back(llvm);
+}
+
+}  // namespace perf

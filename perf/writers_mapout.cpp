@@ -1,0 +1,104 @@
+// mapout's writers: mapout::ostream through its own type (automatic, mapped and buffered
+// strategies, and each extension mode), through std::ostream&, and the raw streambuf.
+#include <mapout/ostream.hpp>
+#include <mapout/streambuf.hpp>
+
+#include "ostream_sink.hpp"
+
+namespace perf {
+namespace {
+
+template <mapout::strategy Strategy>
+struct mapout_opener {
+  using file_type = mapout::ostream;
+  using stream_type = mapout::ostream;
+  static void open(mapout::ostream& file, const std::string& path) {
+    mapout::options opts;
+    opts.strategy = Strategy;
+    file.open(path, std::ios::binary, opts);
+  }
+};
+
+// What generic code sees: the same file, every call through the base class.
+struct mapout_generic_opener : mapout_opener<mapout::strategy::automatic> {
+  using stream_type = std::ostream;
+};
+
+#ifdef PERF_HAVE_SIGBUS
+struct mapout_sigbus_opener {
+  using file_type = mapout::ostream;
+  using stream_type = mapout::ostream;
+  static void open(mapout::ostream& file, const std::string& path) {
+    mapout::options opts;
+    opts.strategy = mapout::strategy::mapped;
+    opts.extension = mapout::extension::on_sigbus;
+    file.open(path, std::ios::binary, opts);
+  }
+};
+#endif
+
+class streambuf_sink {
+ public:
+  explicit streambuf_sink(const std::string& path) : path_(path) {
+    if (!buf_.open(path, std::ios::out | std::ios::binary)) throw_errno("open", path);
+  }
+
+  void byte(char c) { buf_.sputc(c); }
+  void token(std::string_view text) {
+    buf_.sputn(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+  void line(std::uint32_t i, std::uint32_t) {
+    char text[max_line_size];
+    buf_.sputn(text, format_line(text, i) - text);
+  }
+  void block(const char* data, std::size_t size) {
+    buf_.sputn(data, static_cast<std::streamsize>(size));
+  }
+  void close() {
+    if (!buf_.close()) throw std::system_error(buf_.error(), buf_.error_message());
+  }
+
+ private:
+  std::string path_;
+  mapout::streambuf buf_;
+};
+
+writer ostream_writer(std::string id, std::string label,
+                      void (*run)(const workload&, const std::string&)) {
+  writer w;
+  w.id = std::move(id);
+  w.label = std::move(label);
+  w.apis = {"put", "write", "<<", "write", "write"};
+  w.run = run;
+  return w;
+}
+
+}  // namespace
+
+void add_mapout_writers(std::vector<writer>& list) {
+  using mapout::strategy;
+  list.push_back(ostream_writer("mapout", "mapout::ostream",
+                                run_sink<ostream_sink<mapout_opener<strategy::automatic>>>));
+  list.push_back(ostream_writer("mapout-mapped", "mapout::ostream mapped",
+                                run_sink<ostream_sink<mapout_opener<strategy::mapped>>>));
+  list.push_back(ostream_writer("mapout-buffered", "mapout::ostream buffered",
+                                run_sink<ostream_sink<mapout_opener<strategy::buffered>>>));
+#ifdef PERF_HAVE_SIGBUS
+  writer sigbus = ostream_writer("mapout-sigbus", "mapout::ostream on_sigbus",
+                                 run_sink<ostream_sink<mapout_sigbus_opener>>);
+  sigbus.quick = false;
+  list.push_back(sigbus);
+#endif
+  writer generic = ostream_writer("mapout-ostream&", "mapout via std::ostream&",
+                                  run_sink<ostream_sink<mapout_generic_opener>>);
+  list.push_back(generic);
+
+  writer raw;
+  raw.id = "mapout-streambuf";
+  raw.label = "mapout::streambuf";
+  raw.apis = {"sputc", "sputn", "to_chars+sputn", "sputn", "sputn"};
+  raw.run = run_sink<streambuf_sink>;
+  list.push_back(raw);
+}
+
+}  // namespace perf

@@ -1,0 +1,60 @@
+// The ceiling: the same bytes stored into memory that is already faulted in, with no file behind.
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "writers.hpp"
+
+namespace perf {
+namespace {
+
+// The buffer lives in the child that runs the ceiling; prepare() maps it before timing starts.
+char* buffer_begin = nullptr;
+char* buffer_cursor = nullptr;
+
+void prepare_buffer(const workload& work) {
+  void* const memory = ::mmap(nullptr, work.bytes + max_line_size, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (memory == MAP_FAILED) throw_errno("mmap", "ceiling buffer");
+  // MAP_POPULATE maps the zero page for reads only on some kernels: touch every page for writing.
+  std::memset(memory, 0, work.bytes + max_line_size);
+  buffer_begin = buffer_cursor = static_cast<char*>(memory);
+}
+
+class memory_sink {
+ public:
+  explicit memory_sink(const std::string&) : put_(buffer_begin) {}
+
+  void byte(char c) { *put_++ = c; }
+  void token(std::string_view text) { block(text.data(), text.size()); }
+  void line(std::uint32_t i, std::uint32_t) { put_ = format_line(put_, i); }
+  void block(const char* data, std::size_t size) {
+    std::memcpy(put_, data, size);
+    put_ += size;
+  }
+  void close() { buffer_cursor = put_; }
+
+ private:
+  char* put_;
+};
+
+digest buffer_digest() {
+  digest result;
+  result.update(buffer_begin, static_cast<std::size_t>(buffer_cursor - buffer_begin));
+  return result;
+}
+
+}  // namespace
+
+void add_memory_writers(std::vector<writer>& list) {
+  writer ceiling;
+  ceiling.id = "ceiling";
+  ceiling.label = "ceiling (memcpy)";
+  ceiling.apis = {"store", "memcpy", "to_chars", "memcpy", "memcpy"};
+  ceiling.prepare = prepare_buffer;
+  ceiling.run = run_sink<memory_sink>;
+  ceiling.memory_digest = buffer_digest;
+  list.push_back(ceiling);
+}
+
+}  // namespace perf

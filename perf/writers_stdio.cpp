@@ -1,0 +1,69 @@
+// stdio writers: putc_unlocked per byte, fwrite_unlocked per token and block, fprintf per line;
+// and fputs per token.
+#include <cstdio>
+
+#include "writers.hpp"
+
+namespace perf {
+namespace {
+
+class stdio_sink {
+ public:
+  explicit stdio_sink(const std::string& path)
+      : path_(path), file_(std::fopen(path.c_str(), "wb")) {
+    if (!file_) throw_errno("fopen", path);
+  }
+  stdio_sink(const stdio_sink&) = delete;
+  stdio_sink& operator=(const stdio_sink&) = delete;
+  ~stdio_sink() {
+    if (file_) std::fclose(file_);
+  }
+
+  void byte(char c) { putc_unlocked(c, file_); }
+  void token(std::string_view text) { fwrite_unlocked(text.data(), 1, text.size(), file_); }
+  void line(std::uint32_t i, std::uint32_t value) {
+    std::fprintf(file_, "    { \"field_%u\", %u, %u },\n", i, i, value);
+  }
+  void block(const char* data, std::size_t size) { fwrite_unlocked(data, 1, size, file_); }
+  void close() {
+    const bool failed = std::ferror(file_) != 0;
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (failed || closed != 0) throw_errno("fclose", path_);
+  }
+
+ protected:
+  std::FILE* file() const { return file_; }
+
+ private:
+  std::string path_;
+  std::FILE* file_;
+};
+
+class stdio_fputs_sink : public stdio_sink {
+ public:
+  using stdio_sink::stdio_sink;
+  void token(std::string_view text) { std::fputs(text.data(), file()); }
+};
+
+}  // namespace
+
+void add_stdio_writers(std::vector<writer>& list) {
+  writer stdio;
+  stdio.id = "stdio";
+  stdio.label = "stdio";
+  stdio.apis = {"putc_unlocked", "fwrite_unlocked", "fprintf", "fwrite_unlocked",
+                "fwrite_unlocked"};
+  stdio.run = run_sink<stdio_sink>;
+  list.push_back(stdio);
+
+  writer fputs;
+  fputs.id = "stdio-fputs";
+  fputs.label = "stdio fputs";
+  fputs.apis = {nullptr, "fputs", nullptr, nullptr, nullptr};
+  fputs.quick = false;
+  fputs.run = run_sink<stdio_fputs_sink>;
+  list.push_back(fputs);
+}
+
+}  // namespace perf
