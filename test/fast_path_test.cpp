@@ -408,12 +408,17 @@ TEST(FastPath, MovedAndSwappedStreamsKeepTheirLocales) {
 TEST(FastPath, ReplacedBufferReceivesOutput) {
   temp_dir dir;
   mapout::ostream out(dir / "file");
+  // The first write opens a window that the inline path could go on storing into.
+  out << "before ";
   std::stringbuf other;
   // std::ios::rdbuf(sb), through a base reference, bypasses mapout::ostream entirely.
   static_cast<std::ostream&>(out).rdbuf(&other);
   out << "text " << 42 << 'c';
   out.put('p').write("w", 1);
   EXPECT_EQ(other.str(), "text 42cpw");
+  static_cast<std::ostream&>(out).rdbuf(out.rdbuf());
+  out.close();
+  EXPECT_EQ(read_file(dir / "file"), "before ");
 }
 
 }  // namespace
