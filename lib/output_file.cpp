@@ -172,7 +172,12 @@ std::error_code output_file::persist(char* put) noexcept {
 }
 
 std::error_code output_file::close(char* put) noexcept {
-  if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  if (!is_open()) {
+    // Closing twice is kept, unless an earlier failure is, so that the message names the call and
+    // the path.
+    if (state_ && !state_->error) state_->error = error_of(std::errc::bad_file_descriptor, "close");
+    return std::make_error_code(std::errc::bad_file_descriptor);
+  }
   state_->error = state_->backend->close(put);
   state_->backend.reset();
   return state_->error.code;

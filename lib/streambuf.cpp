@@ -45,7 +45,6 @@ streambuf* streambuf::open(const std::filesystem::path& path, std::ios_base::ope
 }
 
 streambuf* streambuf::close() {
-  if (!is_open()) return nullptr;
   const std::error_code ec = file_.close(pptr());
   setp(nullptr, nullptr);
   return ec ? nullptr : this;
