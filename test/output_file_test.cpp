@@ -1,20 +1,242 @@
-#include "mapout/ostream.hpp"
+// mapout::output_file on its own: the error_code API, the window protocol, tell and seek, and
+// publish and persist making the file right for a reader while writing goes on.
+#include "mapout/output_file.hpp"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-TEST(Smoke, WritesHello) {
-  {
-    mapout::ostream out("/tmp/mapout_smoke.txt");
-    ASSERT_TRUE(out.is_open());
-    out << "const int n = " << 42 << ";\n";
-    out.close();
-    ASSERT_TRUE(out);
+#include <cstring>
+#include <string>
+
+#include "mapout/ostream.hpp"
+#include "system_call_log.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::read_file;
+using mapout::test::system_call_log;
+using mapout::test::temp_dir;
+
+// Stores `text` through the window protocol: fill what fits, advance when it is used up.
+std::error_code store(mapout::output_file& file, const std::string& text) {
+  char* put = file.current().begin;
+  for (char c : text) {
+    if (put == file.current().end) {
+      if (auto ec = file.advance(put, 1)) return ec;
+      put = file.current().begin;
+    }
+    *put++ = c;
   }
-  std::ifstream in("/tmp/mapout_smoke.txt");
-  std::stringstream s;
-  s << in.rdbuf();
-  EXPECT_EQ(s.str(), "const int n = 42;\n");
+  // Hand the cursor back: sync() takes note of it and, on the mapping, costs nothing.
+  return file.sync(put);
 }
+
+// Another process's view of the file: its size as fstat sees it through a descriptor of its own.
+off_t size_seen_by_reader(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  const off_t size = ::fstat(fd, &st) == 0 ? st.st_size : -1;
+  ::close(fd);
+  return size;
+}
+
+mapout::options buffered() {
+  mapout::options opts;
+  opts.strategy = mapout::strategy::buffered;
+  return opts;
+}
+
+TEST(OutputFile, ErrorCodeApiFromOpenToClose) {
+  temp_dir dir;
+  mapout::output_file file;
+  EXPECT_FALSE(file.is_open());
+  EXPECT_EQ(file.current().begin, file.current().end);
+  EXPECT_EQ(file.advance(nullptr, 1), std::errc::bad_file_descriptor);
+  EXPECT_EQ(file.close(nullptr), std::errc::bad_file_descriptor);
+
+  EXPECT_FALSE(file.open(dir / "out"));
+  EXPECT_TRUE(file.is_open());
+  EXPECT_TRUE(file.is_mapped());
+  EXPECT_EQ(file.path(), dir / "out");
+  EXPECT_EQ(file.open(dir / "other"), std::errc::device_or_resource_busy);
+  EXPECT_FALSE(store(file, "hello\n"));
+  EXPECT_FALSE(file.write(file.current().begin, "world\n", 6));
+  EXPECT_FALSE(file.error());
+  EXPECT_EQ(file.error_message(), "");
+  EXPECT_FALSE(file.close(file.current().begin));
+  EXPECT_FALSE(file.is_open());
+  EXPECT_EQ(read_file(dir / "out"), "hello\nworld\n");
+
+  EXPECT_EQ(file.close(nullptr), std::errc::bad_file_descriptor);
+  EXPECT_EQ(file.error_message(),
+            "mapout: close '" + (dir / "out").string() + "': " + std::strerror(EBADF));
+}
+
+TEST(OutputFile, FailedOpenReportsOperationPathAndErrno) {
+  temp_dir dir;
+  mapout::output_file file;
+  const auto path = dir / "missing" / "out";
+  const std::error_code ec = file.open(path);
+  EXPECT_EQ(ec, std::error_code(ENOENT, std::system_category()));
+  EXPECT_EQ(file.error(), ec);
+  EXPECT_FALSE(file.is_open());
+  EXPECT_EQ(file.error_message(), "mapout: open '" + path.string() + "': " + std::strerror(ENOENT));
+  EXPECT_EQ(file.write(nullptr, "x", 1), std::errc::bad_file_descriptor);
+}
+
+TEST(OutputFile, OpenModeWithoutARowIsInvalidArgument) {
+  temp_dir dir;
+  mapout::output_file file;
+  EXPECT_EQ(file.open(dir / "out", std::ios::in), std::errc::invalid_argument);
+  EXPECT_NE(file.error_message().find("open mode"), std::string::npos) << file.error_message();
+}
+
+TEST(OutputFile, AdvanceGivesAtLeastTheByteAskedFor) {
+  temp_dir dir;
+  for (const mapout::options& opts : {mapout::options{}, buffered()}) {
+    mapout::output_file file;
+    ASSERT_FALSE(file.open(dir / "out", std::ios::out, opts));
+    char* put = file.current().begin;
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_FALSE(file.advance(put, 100));
+      ASSERT_GE(file.current().end - file.current().begin, 1);
+      put = file.current().begin;
+      *put++ = static_cast<char>('a' + i);
+    }
+    ASSERT_FALSE(file.close(put));
+    EXPECT_EQ(read_file(dir / "out"), "abc");
+  }
+}
+
+TEST(OutputFile, TellAndSeekMoveTheCursor) {
+  temp_dir dir;
+  for (const mapout::options& opts : {mapout::options{}, buffered()}) {
+    SCOPED_TRACE(opts.strategy == mapout::strategy::buffered ? "buffered" : "mapped");
+    mapout::output_file file;
+    ASSERT_FALSE(file.open(dir / "out", std::ios::out, opts));
+    ASSERT_FALSE(file.write(file.current().begin, "0123456789", 10));
+    EXPECT_EQ(file.tell(file.current().begin), 10);
+
+    std::error_code ec;
+    EXPECT_EQ(file.seek(file.current().begin, 2, std::ios::beg, ec), 2);
+    EXPECT_FALSE(ec);
+    ASSERT_FALSE(file.write(file.current().begin, "ab", 2));
+    EXPECT_EQ(file.tell(file.current().begin), 4);
+    EXPECT_EQ(file.seek(file.current().begin, -1, std::ios::cur, ec), 3);
+    ASSERT_FALSE(file.write(file.current().begin, "c", 1));
+    EXPECT_EQ(file.seek(file.current().begin, -2, std::ios::end, ec), 8);
+    ASSERT_FALSE(file.write(file.current().begin, "d", 1));
+    EXPECT_EQ(file.seek(file.current().begin, 3, std::ios::end, ec), 13);
+    ASSERT_FALSE(file.write(file.current().begin, "e", 1));
+
+    // Before the start: refused, and not sticky.
+    EXPECT_EQ(file.seek(file.current().begin, -100, std::ios::cur, ec), -1);
+    EXPECT_EQ(ec, std::errc::invalid_argument);
+    EXPECT_FALSE(file.error());
+    EXPECT_EQ(file.tell(file.current().begin), 14);
+    ASSERT_FALSE(file.write(file.current().begin, "f", 1));
+
+    ASSERT_FALSE(file.close(file.current().begin));
+    EXPECT_EQ(read_file(dir / "out"), std::string("01ac4567d9\0\0\0ef", 15));
+  }
+}
+
+TEST(OutputFile, PublishMakesTheSizeVisibleToAnotherDescriptor) {
+  temp_dir dir;
+  const auto path = dir / "out";
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(path));
+  ASSERT_FALSE(store(file, "first part\n"));
+  // The file is extended ahead of the bytes written until publish cuts it back.
+  EXPECT_GT(size_seen_by_reader(path), 11);
+  ASSERT_FALSE(file.publish(file.current().begin));
+  EXPECT_EQ(size_seen_by_reader(path), 11);
+  EXPECT_EQ(read_file(path), "first part\n");
+
+  ASSERT_FALSE(store(file, "second part\n"));
+  ASSERT_FALSE(file.publish(file.current().begin));
+  EXPECT_EQ(size_seen_by_reader(path), 23);
+  EXPECT_EQ(read_file(path), "first part\nsecond part\n");
+
+  // A seek back does not shrink what was published.
+  std::error_code ec;
+  file.seek(file.current().begin, 0, std::ios::beg, ec);
+  ASSERT_FALSE(store(file, "F"));
+  ASSERT_FALSE(file.publish(file.current().begin));
+  EXPECT_EQ(read_file(path), "First part\nsecond part\n");
+  ASSERT_FALSE(file.close(file.current().begin));
+  EXPECT_EQ(read_file(path), "First part\nsecond part\n");
+}
+
+TEST(OutputFile, PublishOnTheBufferedStrategyWritesTheBuffer) {
+  temp_dir dir;
+  const auto path = dir / "out";
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(path, std::ios::out, buffered()));
+  ASSERT_FALSE(file.write(file.current().begin, "pending", 7));
+  EXPECT_EQ(size_seen_by_reader(path), 0);
+  ASSERT_FALSE(file.publish(file.current().begin));
+  EXPECT_EQ(read_file(path), "pending");
+  ASSERT_FALSE(file.close(file.current().begin));
+}
+
+TEST(OutputFile, PersistPublishesThenSyncsOnce) {
+  temp_dir dir;
+  const auto path = dir / "out";
+  for (const mapout::options& opts : {mapout::options{}, buffered()}) {
+    mapout::output_file file;
+    ASSERT_FALSE(file.open(path, std::ios::out, opts));
+    ASSERT_FALSE(store(file, "durable\n"));
+    system_call_log calls;
+    ASSERT_FALSE(file.persist(file.current().begin));
+    EXPECT_EQ(calls.fsyncs(), 1);
+    EXPECT_EQ(size_seen_by_reader(path), 8);
+    EXPECT_EQ(read_file(path), "durable\n");
+    ASSERT_FALSE(file.close(file.current().begin));
+  }
+}
+
+TEST(OutputFile, OstreamPublishAndPersist) {
+  temp_dir dir;
+  const auto path = dir / "out";
+  mapout::ostream out(path);
+  out << "count " << 1 << '\n';
+  out.publish();
+  EXPECT_TRUE(out);
+  EXPECT_EQ(size_seen_by_reader(path), 8);
+  out << "count " << 2 << '\n';
+  out.persist();
+  EXPECT_TRUE(out);
+  EXPECT_EQ(read_file(path), "count 1\ncount 2\n");
+  out.close();
+  out.publish();
+  EXPECT_TRUE(out.bad());
+}
+
+TEST(OutputFile, MoveAndSwapCarryTheFile) {
+  temp_dir dir;
+  mapout::output_file first;
+  ASSERT_FALSE(first.open(dir / "first"));
+  ASSERT_FALSE(store(first, "one"));
+  mapout::output_file moved(std::move(first));
+  EXPECT_FALSE(first.is_open());
+  ASSERT_FALSE(store(moved, "two"));
+
+  mapout::output_file second;
+  ASSERT_FALSE(second.open(dir / "second"));
+  ASSERT_FALSE(store(second, "2"));
+  swap(moved, second);
+  ASSERT_FALSE(store(moved, "3"));
+  ASSERT_FALSE(store(second, "three"));
+  second = std::move(moved);  // closes the first file, takes the second
+  EXPECT_EQ(read_file(dir / "first"), "onetwothree");
+  ASSERT_FALSE(second.close(second.current().begin));
+  EXPECT_EQ(read_file(dir / "second"), "23");
+}
+
+}  // namespace

@@ -1,0 +1,126 @@
+// Many streams at once: a thousand open together, and threads each writing its own stream.
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mapout/ostream.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::read_file;
+using mapout::test::temp_dir;
+
+constexpr int stream_count = 1000;
+
+// Makes room for `needed` descriptors; false when the limit cannot be raised that far.
+bool allow_descriptors(rlim_t needed) {
+  rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return false;
+  if (limit.rlim_cur >= needed) return true;
+  limit.rlim_cur = needed;
+  if (limit.rlim_max < needed) limit.rlim_max = needed;  // root may raise the hard limit too
+  return ::setrlimit(RLIMIT_NOFILE, &limit) == 0;
+}
+
+std::string name_of(int i) {
+  return "stream-" + std::to_string(i);
+}
+
+// With the default reservation: 1000 of them take 64 GiB of address space and no memory.
+TEST(Concurrency, ThousandStreamsOpenAtOnce) {
+  if (!allow_descriptors(stream_count + 100)) {
+    GTEST_SKIP() << "RLIMIT_NOFILE cannot be raised to " << stream_count + 100;
+  }
+  temp_dir dir;
+  std::vector<std::unique_ptr<mapout::ostream>> streams;
+  std::vector<std::string> expected(stream_count);
+  for (int i = 0; i < stream_count; ++i) {
+    streams.push_back(std::make_unique<mapout::ostream>(dir / name_of(i)));
+    ASSERT_TRUE(streams.back()->is_open()) << i << ": " << streams.back()->rdbuf()->error_message();
+  }
+  // Round by round, so that every stream is written while all the others are open.
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < stream_count; ++i) {
+      std::ostringstream line;
+      line << name_of(i) << " round " << round << ' ' << std::string(i % 7 * 500, 'x') << '\n';
+      *streams[i] << line.str();
+      expected[i] += line.str();
+    }
+  }
+  for (int i = 0; i < stream_count; ++i) {
+    EXPECT_TRUE(streams[i]->rdbuf()->file().is_mapped()) << i;
+    streams[i]->close();
+    ASSERT_TRUE(*streams[i]) << i << ": " << streams[i]->rdbuf()->error_message();
+  }
+  for (int i = 0; i < stream_count; ++i) {
+    ASSERT_EQ(read_file(dir / name_of(i)), expected[i]) << i;
+  }
+}
+
+// One thread's own output: lines, blocks, single bytes and a patch of the first line.
+template <class Stream>
+void write_thread_output(Stream& out, unsigned seed) {
+  std::mt19937 random(seed);
+  for (int i = 0; i < 3000; ++i) {
+    switch (random() % 4) {
+      case 0:
+        out << "thread " << seed << " line " << i << '\n';
+        break;
+      case 1: {
+        const std::string block(random() % 20000, static_cast<char>('a' + seed % 26));
+        out.write(block.data(), static_cast<std::streamsize>(block.size()));
+        break;
+      }
+      case 2:
+        out.put(static_cast<char>('0' + i % 10));
+        break;
+      default:
+        out << i * 1000003LL << std::endl;
+        break;
+    }
+  }
+  out.seekp(0);
+  out << "PATCHED";
+  out.seekp(0, std::ios::end);
+  out << "end\n";
+}
+
+TEST(Concurrency, ThreadsEachWithItsOwnStream) {
+  temp_dir dir;
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  constexpr int thread_count = 8;
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(thread_count);
+  for (int t = 0; t < thread_count; ++t) {
+    threads.emplace_back([&, t] {
+      mapout::options opts;
+      if (t % 3 == 1) opts.reserve = (t % 2 + 1) * page;  // mappings move in every thread at once
+      if (t % 3 == 2) opts.strategy = mapout::strategy::buffered;
+      mapout::ostream out(dir / name_of(t), std::ios::out, opts);
+      write_thread_output(out, static_cast<unsigned>(t));
+      out.close();
+      if (!out) errors[t] = out.rdbuf()->error_message();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < thread_count; ++t) {
+    SCOPED_TRACE("thread " + std::to_string(t));
+    EXPECT_EQ(errors[t], "");
+    std::ostringstream expected;
+    write_thread_output(expected, static_cast<unsigned>(t));
+    const std::string got = read_file(dir / name_of(t));
+    ASSERT_EQ(got.size(), expected.str().size());
+    EXPECT_TRUE(got == expected.str());
+  }
+}
+
+}  // namespace
