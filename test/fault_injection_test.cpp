@@ -6,8 +6,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,7 +16,6 @@
 #include <string>
 #include <type_traits>
 
-#include "child_process.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
 #include "sys.hpp"
@@ -417,44 +414,6 @@ TEST_F(FaultInjection, SigbusModeFstatFailureInTheHandler) {
   EXPECT_EQ(out.rdbuf()->error_message(), message("fstat", dir_ / "f", EIO));
   out.close();
   EXPECT_EQ(std::filesystem::file_size(dir_ / "f"), 0u);
-}
-
-int wait_for_signal(pid_t pid) {
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status)) return 0;
-  return WTERMSIG(status);
-}
-
-// With no scratch page to put the store in, nothing can make it succeed: the process dies as it
-// would have without mapout, rather than faulting forever.
-TEST_F(FaultInjection, NoScratchPageDiesOfSigbus) {
-  const pid_t pid = mapout::test::spawn([&] {
-    const rlimit no_core = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    mapout::ostream out(dir_ / "f", std::ios::out, on_sigbus());
-    fail_after<&system_calls::fallocate>(0, ENOSPC);
-    fail_after<&system_calls::mmap>(0, ENOMEM);
-    out << "x";
-    return 0;
-  });
-  EXPECT_EQ(wait_for_signal(pid), SIGBUS);
-}
-
-// The guard covers stores into what the file was, not stores outside the window it gave.
-TEST_F(FaultInjection, GuardPassesOnAStoreOutsideTheWindow) {
-  const pid_t pid = mapout::test::spawn([&] {
-    const rlimit no_core = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    mapout::options opts = mapped;
-    opts.guard_truncation = true;
-    mapout::output_file file;
-    if (file.open(dir_ / "f", std::ios::out, opts) || file.advance(file.current().begin, 1)) {
-      return 1;
-    }
-    file.current().end[page] = 'x';  // past the extent, inside the mapping
-    return 0;
-  });
-  EXPECT_EQ(wait_for_signal(pid), SIGBUS);
 }
 
 // A file system without fallocate leaves holes; on a full disk a store into one faults. With the

@@ -28,6 +28,7 @@
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
+#include "sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -195,20 +196,6 @@ TEST(ExternalTruncate, GuardedStreamFailsWithEioAndTheProcessLives) {
     // The other process's truncate stands: close does not grow the file back.
     EXPECT_EQ(std::filesystem::file_size(dir / "cut"), 0u);
   }
-}
-
-// The scenario above really is fatal without the guard: the store meets SIGBUS.
-TEST(ExternalTruncate, UnguardedStreamDiesOfSigbus) {
-  temp_dir dir;
-  const pid_t pid = mapout::test::spawn([&] {
-    no_core_files();
-    mapout::ostream out(dir / "cut", std::ios::out, with(mapout::extension::ahead, false));
-    return write_around_a_truncate(out, dir / "cut") ? 0 : 1;
-  });
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), SIGBUS);
 }
 
 // ---- Random output: on_sigbus must write exactly what ahead writes, many streams at a time.
@@ -397,6 +384,39 @@ bool mapout_works(const std::filesystem::path& dir) {
   return out && read_file(dir / "ours") == bytes;
 }
 
+// The faults nothing can serve, in a process whose SIGBUS had the default action before mapout's
+// handler: each must end the process with SIGBUS, as it would without mapout. Returns only when
+// the process survived, which is wrong.
+int run_fatal_scenario(const std::string& scenario, const std::filesystem::path& dir,
+                       int ready_fd) {
+  if (scenario == "unguarded-truncate") {
+    mapout::ostream out(dir / "cut", std::ios::out, with(mapout::extension::ahead, false));
+    if (::write(ready_fd, "ready", 5) != 5) return 12;
+    write_around_a_truncate(out, dir / "cut");
+  } else if (scenario == "no-scratch-page") {
+    mapout::ostream out(dir / "full", std::ios::out, with(mapout::extension::on_sigbus, false));
+    if (::write(ready_fd, "ready", 5) != 5) return 12;
+    mapout::detail::sys().fallocate = [](int, int, off_t, off_t) {
+      errno = ENOSPC;
+      return -1;
+    };
+    mapout::detail::sys().mmap = [](void*, std::size_t, int, int, int, off_t) {
+      errno = ENOMEM;
+      return MAP_FAILED;
+    };
+    out << 'x';
+  } else if (scenario == "outside-guarded-window") {
+    mapout::output_file file;
+    if (file.open(dir / "guarded", std::ios::out, with(mapout::extension::ahead, true)) ||
+        file.advance(file.current().begin, 1)) {
+      return 11;
+    }
+    if (::write(ready_fd, "ready", 5) != 5) return 12;
+    file.current().end[page] = 'x';  // past the extent the window ends at, inside the mapping
+  }
+  return 20;
+}
+
 // Runs in the re-executed child: 0 when the scenario came through alive as it should.
 int run_scenario(const std::string& scenario, const std::filesystem::path& dir, int ready_fd) {
   no_core_files();
@@ -412,7 +432,9 @@ int run_scenario(const std::string& scenario, const std::filesystem::path& dir, 
   } else if (scenario == "plain-kill") {
     before.sa_handler = count_plain;
   } else {
-    return 10;
+    before.sa_handler = SIG_DFL;
+    ::sigaction(SIGBUS, &before, nullptr);
+    return run_fatal_scenario(scenario, dir, ready_fd);
   }
   ::sigaction(SIGBUS, &before, nullptr);
   if (!mapout_works(dir)) return 11;
@@ -487,6 +509,31 @@ TEST(ForeignSigbus, PreviousPlainHandlerGetsASentSignal) {
   EXPECT_EQ(r.ready, "ready");
   ASSERT_TRUE(WIFEXITED(r.status));
   EXPECT_EQ(WEXITSTATUS(r.status), 0);
+}
+
+void expect_death_by_sigbus(const std::string& scenario) {
+  const scenario_result r = run_fresh_process(scenario);
+  EXPECT_EQ(r.ready, "ready");
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << "exit status " << WEXITSTATUS(r.status);
+  EXPECT_EQ(WTERMSIG(r.status), SIGBUS);
+}
+
+// ---- Faults nothing can serve: the process dies as it would without mapout.
+
+// The truncate scenario above really is fatal without the guard.
+TEST(FatalSigbus, UnguardedStoreIntoATruncatedFile) {
+  expect_death_by_sigbus("unguarded-truncate");
+}
+
+// With no scratch page to put the store in, the store cannot succeed: the process dies rather
+// than fault forever.
+TEST(FatalSigbus, NoScratchPageForAFailedExtension) {
+  expect_death_by_sigbus("no-scratch-page");
+}
+
+// The guard serves stores into what the file was, not stores outside the window it gave.
+TEST(FatalSigbus, StoreOutsideTheGuardedWindow) {
+  expect_death_by_sigbus("outside-guarded-window");
 }
 
 }  // namespace
