@@ -150,15 +150,16 @@ class ostream : public std::ostream {
   // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base
   // reference). Each is read here rather than cached: base-class members change them unseen.
   bool sentry_is_noop() const noexcept {
-    return (rdstate() | (flags() & unitbuf)) == 0 && tie() == nullptr && std::ios::rdbuf() == &buf_;
+    return rdstate() == goodbit && (flags() & unitbuf) == 0 && tie() == nullptr &&
+           std::ios::rdbuf() == &buf_;
   }
   // ... and formatted output pads nothing.
   bool unpadded() const noexcept { return sentry_is_noop() && width() == 0; }
   // ... and an integer prints as std::to_chars prints it: decimal (showbase and uppercase do not
   // change decimal output), no showpos, the classic locale's digits and no grouping.
   bool plain_decimal() const noexcept {
-    return (rdstate() | (flags() & (unitbuf | oct | hex | showpos))) == 0 && width() == 0 &&
-           classic_locale_ && tie() == nullptr && std::ios::rdbuf() == &buf_;
+    return rdstate() == goodbit && (flags() & (unitbuf | oct | hex | showpos)) == 0 &&
+           width() == 0 && classic_locale_ && tie() == nullptr && std::ios::rdbuf() == &buf_;
   }
 
   template <typename Integer>
