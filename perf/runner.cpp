@@ -138,6 +138,7 @@ std::vector<cell> run_plan(const plan& p, const std::vector<writer>& writers, co
         const std::size_t first = cells.size();
         for (std::size_t index : p.writers) {
           if (!writers[index].api(kind)) continue;
+          if (p.includes && !p.includes(fs, size, kind, writers[index])) continue;
           cell c;
           c.file_system = fs.name;
           c.kind = kind;
@@ -147,6 +148,7 @@ std::vector<cell> run_plan(const plan& p, const std::vector<writer>& writers, co
           cells.push_back(c);
         }
         const std::size_t count = cells.size() - first;
+        if (count == 0) continue;
         for (int round = 0; round < p.rounds; ++round) {
           for (std::size_t k = 0; k < count; ++k) {
             cell& c = cells[first + (k + static_cast<std::size_t>(round)) % count];

@@ -37,6 +37,9 @@ struct plan {
   std::vector<std::uint64_t> sizes;
   std::vector<std::size_t> writers;  // indexes into the writer list
   int rounds = 5;
+  // Whether a writer runs on a file system, size and workload; every one when empty.
+  std::function<bool(const file_system&, std::uint64_t size, workload_kind, const writer&)>
+      includes;
 };
 
 // Every sample of one writer on one workload, size and file system.
