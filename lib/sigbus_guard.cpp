@@ -260,7 +260,7 @@ void sigbus_guard::uncover() noexcept {
 }
 
 std::uint64_t sigbus_guard::extent() const noexcept {
-  return entry_->extent.load(std::memory_order_acquire);
+  return entry_ ? entry_->extent.load(std::memory_order_acquire) : 0;
 }
 
 void sigbus_guard::set_extent(std::uint64_t extent) noexcept {

@@ -8,7 +8,8 @@ namespace mapout {
 // How the bytes reach the file.
 enum class strategy {
   // The mapping for regular files on local file systems; the buffer for everything that cannot be
-  // mapped (pipes, FIFOs, character devices, sockets, NFS, CIFS/SMB, FUSE, 9p, Ceph).
+  // mapped (pipes, FIFOs, character devices, sockets, NFS, CIFS/SMB, FUSE, 9p, Ceph) and for
+  // tmpfs, where a mapped page costs about twice what write(2) takes to copy it.
   automatic,
   // Store into a MAP_SHARED mapping of the file. Opening fails with ENODEV where the target cannot
   // be mapped.
@@ -22,6 +23,10 @@ enum class extension {
   // The window ends at the file's end, and the call that finds it used up extends the file ahead,
   // doubling from 1 MiB to 64 MiB per step, with the blocks reserved (fallocate) so that a full
   // disk is an error from that call, never a SIGBUS. Stores check nothing but the window's end.
+  // What reserving cannot promise: a file system without fallocate gets holes (ftruncate), and a
+  // copy-on-write file system (btrfs; XFS with shared extents) may need new blocks for a store
+  // into reserved ones. There a full disk still faults; guard_truncation turns that fault into
+  // ENOSPC on the stream. Write-back errors of a failing disk never fault: persist() reports them.
   ahead,
   // The window spans the whole reservation and a store past the end of the file raises SIGBUS:
   // mapout's handler extends the file and the store goes on, so the writer checks no limit until
@@ -61,8 +66,9 @@ struct options {
   // away raises SIGBUS, which kills the process unless this is set. Set, mapout's SIGBUS handler
   // (the one described at extension::on_sigbus, which always has this guard) turns that fault
   // into an error on the stream: the store lands in a scratch page and the next flush, overflow or
-  // close reports EIO, "store into a file truncated by another process". It costs nothing per
-  // store; opening and moving the mapping register it with the handler.
+  // close reports EIO, "store into a file truncated by another process" (or ENOSPC, "store", for
+  // a page the file system found no room for). close() then leaves the file as the other process
+  // cut it. It costs nothing per store; opening and moving the mapping register it.
   bool guard_truncation = false;
 };
 
