@@ -69,11 +69,15 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
     detail::sys().close(fd);
     return why;
   }
-  const bool mapped = want_map && readable && detail::can_map(fd);
-  if (opts.strategy == strategy::mapped && !mapped) {
+  const detail::target_kind kind = want_map && readable ? detail::kind_of(fd)
+                                                          : detail::target_kind::unmappable;
+  if (opts.strategy == strategy::mapped && kind == detail::target_kind::unmappable) {
     detail::sys().close(fd);
     return error_of(std::errc::no_such_device, "map");
   }
+  const bool mapped = kind == detail::target_kind::mappable ||
+                      (kind == detail::target_kind::mappable_slower &&
+                       opts.strategy == strategy::mapped);
   if (!mapped) {
     if (flags.at_end && detail::sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
       failure why = detail::errno_failure("lseek");

@@ -1,0 +1,80 @@
+// strategy::automatic chooses by file system: buffered on tmpfs, where write(2) beats mapped
+// page faults, while strategy::mapped still maps there.
+#include <gtest/gtest.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "mapout/ostream.hpp"
+
+namespace {
+
+constexpr long tmpfs_magic = 0x01021994;
+
+// A fresh directory under /dev/shm, removed with its files at the end of the test.
+class shm_dir {
+ public:
+  shm_dir() {
+    std::string pattern = "/dev/shm/mapout-strategy-XXXXXX";
+    if (::mkdtemp(pattern.data())) path_ = pattern;
+  }
+  shm_dir(const shm_dir&) = delete;
+  shm_dir& operator=(const shm_dir&) = delete;
+  ~shm_dir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+
+  // Empty when /dev/shm is missing or is not a tmpfs.
+  const std::string& path() const { return path_; }
+  bool is_tmpfs() const {
+    struct statfs fs;
+    return !path_.empty() && ::statfs(path_.c_str(), &fs) == 0 &&
+           static_cast<long>(fs.f_type) == tmpfs_magic;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(Strategy, AutomaticWritesTmpfsThroughTheBuffer) {
+  shm_dir dir;
+  if (!dir.is_tmpfs()) GTEST_SKIP() << "/dev/shm is not a tmpfs here";
+  const std::string path = dir.path() + "/out";
+  mapout::ostream out(path);
+  ASSERT_TRUE(out.is_open());
+  EXPECT_FALSE(out.rdbuf()->file().is_mapped());
+  const std::string text(200000, 't');
+  out << text;
+  out.close();
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+  EXPECT_EQ(read_all(path), text);
+}
+
+TEST(Strategy, MappedIsStillHonouredOnTmpfs) {
+  shm_dir dir;
+  if (!dir.is_tmpfs()) GTEST_SKIP() << "/dev/shm is not a tmpfs here";
+  const std::string path = dir.path() + "/out";
+  mapout::options opts;
+  opts.strategy = mapout::strategy::mapped;
+  mapout::ostream out(path, std::ios::out, opts);
+  ASSERT_TRUE(out.is_open()) << out.rdbuf()->error_message();
+  EXPECT_TRUE(out.rdbuf()->file().is_mapped());
+  out << "mapped on tmpfs\n";
+  out.close();
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+  EXPECT_EQ(read_all(path), "mapped on tmpfs\n");
+}
+
+}  // namespace
