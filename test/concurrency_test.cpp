@@ -76,7 +76,7 @@ void write_thread_output(Stream& out, unsigned seed) {
         out << "thread " << seed << " line " << i << '\n';
         break;
       case 1: {
-        const std::string block(random() % 20000, static_cast<char>('a' + seed % 26));
+        const std::string block(random() % 8000, static_cast<char>('a' + seed % 26));
         out.write(block.data(), static_cast<std::streamsize>(block.size()));
         break;
       }

@@ -49,7 +49,7 @@ class generator {
 
   std::vector<operation> operations() {
     std::vector<operation> result;
-    const int count = pick(10, 50);
+    const int count = pick(10, 40);
     for (int i = 0; i < count; ++i) result.push_back(next());
     return result;
   }
