@@ -23,7 +23,7 @@ struct contender {
 
 constexpr contender contenders[] = {
     {"stupid", "stdio", "stdio putc_unlocked"},
-    {"clever", "mapout-mapped", "mapout::ostream::put, file extended ahead (ftruncate)"},
+    {"clever", "mapout-mapped", "mapout::ostream::put, file extended ahead (fallocate)"},
     {"signal", "mapout-sigbus", "mapout::ostream::put, file extended on SIGBUS"},
 };
 
