@@ -14,11 +14,14 @@
 #include "extension_policy.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
+#include "strategies.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::buffered;
+using mapout::test::mapped;
 using mapout::test::read_file;
 using mapout::test::system_call_log;
 using mapout::test::temp_dir;
@@ -32,12 +35,6 @@ std::string pattern(std::size_t size, unsigned salt = 0) {
   std::string bytes(size, '\0');
   for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>('!' + (i * 7 + salt) % 90);
   return bytes;
-}
-
-mapout::options reserving(std::size_t bytes) {
-  mapout::options opts;
-  opts.reserve = bytes;
-  return opts;
 }
 
 // Writes `bytes` in chunks of the sizes given in turn (the last repeating), closes, and checks
@@ -87,13 +84,13 @@ TEST(Boundary, WindowEndsAtTheFirstExtentThenAtTheReservation) {
   temp_dir dir;
   const std::uint64_t first_extent = extents(1)[0];
   mapout::output_file file;
-  ASSERT_FALSE(file.open(dir / "out"));
+  ASSERT_FALSE(file.open(dir / "out", std::ios::out, mapped()));
   ASSERT_FALSE(file.advance(file.current().begin, 1));
   EXPECT_EQ(static_cast<std::uint64_t>(file.current().end - file.current().begin), first_extent);
   ASSERT_FALSE(file.close(file.current().begin));
 
   mapout::output_file small;
-  ASSERT_FALSE(small.open(dir / "small", std::ios::out, reserving(2 * page)));
+  ASSERT_FALSE(small.open(dir / "small", std::ios::out, mapped(2 * page)));
   ASSERT_FALSE(small.advance(small.current().begin, 1));
   EXPECT_EQ(static_cast<std::size_t>(small.current().end - small.current().begin), 2 * page);
   ASSERT_FALSE(small.close(small.current().begin));
@@ -104,10 +101,10 @@ TEST(Boundary, WriteEndingAtPageEnd) {
   for (std::size_t size : {page - 1, page, page + 1, 2 * page, 3 * page}) {
     SCOPED_TRACE("size " + std::to_string(size));
     const std::string bytes = pattern(size);
-    write_in_chunks(dir / "whole", bytes, {}, {size});
-    write_in_chunks(dir / "odd", bytes, {}, {page - 1, 1});
-    put_each_byte(dir / "bytes", bytes, {});
-    write_in_chunks(dir / "one-page-reserve", bytes, reserving(page), {page - 1, 1});
+    write_in_chunks(dir / "whole", bytes, mapped(), {size});
+    write_in_chunks(dir / "odd", bytes, mapped(), {page - 1, 1});
+    put_each_byte(dir / "bytes", bytes, mapped());
+    write_in_chunks(dir / "one-page-reserve", bytes, mapped(page), {page - 1, 1});
   }
 }
 
@@ -119,16 +116,16 @@ TEST(Boundary, WriteEndingAtExtentEnd) {
       SCOPED_TRACE("size " + std::to_string(size) + ", extent end " + std::to_string(end));
       const std::string bytes = pattern(size);
       system_call_log calls;
-      write_in_chunks(dir / "whole", bytes, {}, {size});
-      write_in_chunks(dir / "pages", bytes, {}, {page});
-      write_in_chunks(dir / "odd", bytes, {}, {end - 1000, 999, 1, 1});
+      write_in_chunks(dir / "whole", bytes, mapped(), {size});
+      write_in_chunks(dir / "pages", bytes, mapped(), {page});
+      write_in_chunks(dir / "odd", bytes, mapped(), {end - 1000, 999, 1, 1});
       // The extension really stopped at `end`: page by page, one write ends there exactly.
       EXPECT_NE(std::find(calls.ftruncate_lengths().begin(), calls.ftruncate_lengths().end(),
                           static_cast<off_t>(end)),
                 calls.ftruncate_lengths().end());
     }
   }
-  put_each_byte(dir / "bytes", pattern(ends[0] + 1), {});
+  put_each_byte(dir / "bytes", pattern(ends[0] + 1), mapped());
 }
 
 TEST(Boundary, WriteEndingAtReservationEnd) {
@@ -137,9 +134,9 @@ TEST(Boundary, WriteEndingAtReservationEnd) {
   for (std::size_t size : {reserve, reserve + 1, 2 * reserve, 2 * reserve + 1}) {
     SCOPED_TRACE("size " + std::to_string(size));
     const std::string bytes = pattern(size);
-    write_in_chunks(dir / "whole", bytes, reserving(reserve), {size});
-    write_in_chunks(dir / "to-the-end", bytes, reserving(reserve), {reserve - 3, 3});
-    put_each_byte(dir / "bytes", bytes, reserving(reserve));
+    write_in_chunks(dir / "whole", bytes, mapped(reserve), {size});
+    write_in_chunks(dir / "to-the-end", bytes, mapped(reserve), {reserve - 3, 3});
+    put_each_byte(dir / "bytes", bytes, mapped(reserve));
   }
 }
 
@@ -149,8 +146,8 @@ TEST(Boundary, ReservationEndingAtExtentEnd) {
   for (std::size_t size : {end, end + 1, 2 * end}) {
     SCOPED_TRACE("size " + std::to_string(size));
     const std::string bytes = pattern(size);
-    write_in_chunks(dir / "whole", bytes, reserving(end), {size});
-    write_in_chunks(dir / "chunks", bytes, reserving(end), {end - 5, 5, 1});
+    write_in_chunks(dir / "whole", bytes, mapped(end), {size});
+    write_in_chunks(dir / "chunks", bytes, mapped(end), {end - 5, 5, 1});
   }
 }
 
@@ -159,14 +156,14 @@ TEST(Boundary, ReservationIsRoundedUpToPages) {
   const std::string bytes = pattern(5 * page + 3);
   for (std::size_t reserve : {std::size_t{0}, std::size_t{1}, page + 1}) {
     SCOPED_TRACE("reserve " + std::to_string(reserve));
-    write_in_chunks(dir / "out", bytes, reserving(reserve), {page / 2, page + 7});
+    write_in_chunks(dir / "out", bytes, mapped(reserve), {page / 2, page + 7});
   }
 }
 
 TEST(Boundary, OnePageReservationWritesTensOfMebibytes) {
   temp_dir dir;
   const std::string bytes = pattern((std::size_t{24} << 20) + 5);
-  write_in_chunks(dir / "out", bytes, reserving(page), {1, 1000, 65536, 3 * page + 1, 777});
+  write_in_chunks(dir / "out", bytes, mapped(page), {1, 1000, 65536, 3 * page + 1, 777});
 }
 
 TEST(Boundary, TinyReservationPatchesTheStartAfterTensOfMebibytes) {
@@ -174,7 +171,7 @@ TEST(Boundary, TinyReservationPatchesTheStartAfterTensOfMebibytes) {
   const auto path = dir / "out";
   std::string expected = pattern(std::size_t{20} << 20);
   {
-    mapout::ostream out(path, std::ios::out, reserving(3 * page));
+    mapout::ostream out(path, std::ios::out, mapped(3 * page));
     for (std::size_t done = 0; done < expected.size(); done += 4096 + 13) {
       out.write(expected.data() + done, static_cast<std::streamsize>(std::min<std::size_t>(
                                             4096 + 13, expected.size() - done)));
@@ -195,7 +192,7 @@ TEST(Boundary, TinyReservationPatchesTheStartAfterTensOfMebibytes) {
 
 TEST(Boundary, TinyReservationTakesEveryByteThroughPut) {
   temp_dir dir;
-  put_each_byte(dir / "out", pattern((std::size_t{4} << 20) + 1), reserving(3 * page));
+  put_each_byte(dir / "out", pattern((std::size_t{4} << 20) + 1), mapped(3 * page));
 }
 
 struct strategy_case {
@@ -204,9 +201,7 @@ struct strategy_case {
 };
 
 std::vector<strategy_case> strategies() {
-  mapout::options buffered;
-  buffered.strategy = mapout::strategy::buffered;
-  return {{"default", {}}, {"one page", reserving(page)}, {"buffered", buffered}};
+  return {{"mapped", mapped()}, {"one page", mapped(page)}, {"buffered", buffered()}};
 }
 
 std::uintmax_t size_on_disk(const std::filesystem::path& path) {

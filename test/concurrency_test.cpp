@@ -12,10 +12,13 @@
 #include <vector>
 
 #include "mapout/ostream.hpp"
+#include "strategies.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::buffered;
+using mapout::test::mapped;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -44,7 +47,7 @@ TEST(Concurrency, ThousandStreamsOpenAtOnce) {
   std::vector<std::unique_ptr<mapout::ostream>> streams;
   std::vector<std::string> expected(stream_count);
   for (int i = 0; i < stream_count; ++i) {
-    streams.push_back(std::make_unique<mapout::ostream>(dir / name_of(i)));
+    streams.push_back(std::make_unique<mapout::ostream>(dir / name_of(i), std::ios::out, mapped()));
     ASSERT_TRUE(streams.back()->is_open()) << i << ": " << streams.back()->rdbuf()->error_message();
   }
   // Round by round, so that every stream is written while all the others are open.
@@ -102,9 +105,10 @@ TEST(Concurrency, ThreadsEachWithItsOwnStream) {
   std::vector<std::string> errors(thread_count);
   for (int t = 0; t < thread_count; ++t) {
     threads.emplace_back([&, t] {
-      mapout::options opts;
-      if (t % 3 == 1) opts.reserve = (t % 2 + 1) * page;  // mappings move in every thread at once
-      if (t % 3 == 2) opts.strategy = mapout::strategy::buffered;
+      // Tiny reservations make mappings move in several threads at once.
+      const mapout::options opts = t % 3 == 0   ? mapped()
+                                   : t % 3 == 1 ? mapped((t % 2 + 1) * page)
+                                                : buffered();
       mapout::ostream out(dir / name_of(t), std::ios::out, opts);
       write_thread_output(out, static_cast<unsigned>(t));
       out.close();

@@ -2,8 +2,6 @@
 // bytes and report the same positions, whatever the reservation and strategy.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -13,10 +11,13 @@
 #include <vector>
 
 #include "mapout/ostream.hpp"
+#include "strategies.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::mapped;
+using mapout::test::page_size;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -199,18 +200,9 @@ struct configuration {
   mapout::options (*options_for)(unsigned seed);
 };
 
-std::size_t page_size() {
-  return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-}
-
 const configuration configurations[] = {
-    {"TinyReservation",
-     [](unsigned seed) {
-       mapout::options opts;
-       opts.reserve = (1 + seed % 3) * page_size();
-       return opts;
-     }},
-    {"Default", [](unsigned) { return mapout::options{}; }},
+    {"TinyReservation", [](unsigned seed) { return mapped((1 + seed % 3) * page_size()); }},
+    {"Default", [](unsigned) { return mapped(); }},
     {"Buffered",
      [](unsigned seed) {
        mapout::options opts;

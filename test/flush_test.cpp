@@ -5,11 +5,14 @@
 #include <string>
 
 #include "mapout/ostream.hpp"
+#include "strategies.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::buffered;
+using mapout::test::mapped;
 using mapout::test::read_file;
 using mapout::test::system_call_log;
 using mapout::test::temp_dir;
@@ -20,7 +23,7 @@ TEST(Flush, EndlOnEveryLineCostsNoSystemCallOnAMappedFile) {
   temp_dir dir;
   const auto path = dir / "out";
   std::string expected;
-  mapout::ostream out(path);
+  mapout::ostream out(path, std::ios::out, mapped());
   ASSERT_TRUE(out.rdbuf()->file().is_mapped());
   out << "header" << std::endl;  // the first extension happens here
   expected += "header\n";
@@ -40,9 +43,7 @@ TEST(Flush, EndlOnEveryLineCostsNoSystemCallOnAMappedFile) {
 // the log sees what the mapped test says is absent.
 TEST(Flush, EndlOnTheBufferedStrategyWritesEachLine) {
   temp_dir dir;
-  mapout::options opts;
-  opts.strategy = mapout::strategy::buffered;
-  mapout::ostream out(dir / "out", std::ios::out, opts);
+  mapout::ostream out(dir / "out", std::ios::out, buffered());
   system_call_log calls;
   for (int i = 0; i < 100; ++i) out << "line " << i << std::endl;
   EXPECT_EQ(calls.writes(), 100);
@@ -52,7 +53,7 @@ TEST(Flush, EndlOnTheBufferedStrategyWritesEachLine) {
 
 TEST(Flush, PublishCostsOneSizeChange) {
   temp_dir dir;
-  mapout::ostream out(dir / "out");
+  mapout::ostream out(dir / "out", std::ios::out, mapped());
   out << "some bytes\n";
   system_call_log calls;
   out.publish();

@@ -11,10 +11,13 @@
 
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
+#include "strategies.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::buffered;
+using mapout::test::mapped;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -26,11 +29,7 @@ struct strategy_case {
 };
 
 std::vector<strategy_case> strategies() {
-  mapout::options tiny;
-  tiny.reserve = page;
-  mapout::options buffered;
-  buffered.strategy = mapout::strategy::buffered;
-  return {{"default", {}}, {"one page", tiny}, {"buffered", buffered}};
+  return {{"mapped", mapped()}, {"one page", mapped(page)}, {"buffered", buffered()}};
 }
 
 // More than a page and a buffer, so that a move or swap happens with the window in mid-file.
@@ -166,7 +165,7 @@ TEST(Lifetime, StreambufMoveAndSwapKeepTheirFiles) {
 
 TEST(Lifetime, ReopenAfterCloseWritesTheNewFile) {
   temp_dir dir;
-  mapout::ostream out(dir / "first");
+  mapout::ostream out(dir / "first", std::ios::out, mapped());
   out << "first";
   out.close();
   out.open(dir / "second");

@@ -10,6 +10,7 @@
 
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
+#include "strategies.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -160,10 +161,22 @@ outcome with_stream(Stream& stream, const std::filesystem::path& path, ios_base:
   return result;
 }
 
-std::vector<mapout::options> strategies() {
-  mapout::options buffered;
-  buffered.strategy = mapout::strategy::buffered;
-  return {mapout::options{}, buffered};
+// Append modes are never mapped (the kernel places each write), so strategy::mapped refuses them.
+std::vector<mapout::options> strategies(ios_base::openmode mode) {
+  std::vector<mapout::options> result = {mapout::options{}, mapout::test::buffered()};
+  if (!(mode & ios_base::app)) result.push_back(mapout::test::mapped());
+  return result;
+}
+
+std::string describe(const mapout::options& opts) {
+  switch (opts.strategy) {
+    case mapout::strategy::mapped:
+      return ", mapped";
+    case mapout::strategy::buffered:
+      return ", buffered";
+    default:
+      return ", automatic";
+  }
 }
 
 TEST(OpenMode, EveryWritableModeMatchesFilebuf) {
@@ -173,9 +186,9 @@ TEST(OpenMode, EveryWritableModeMatchesFilebuf) {
   for (ios_base::openmode mode : writable_modes()) {
     for (bool existing : {false, true}) {
       const outcome expected = with_filebuf(expected_path, mode, existing);
-      for (const mapout::options& opts : strategies()) {
+      for (const mapout::options& opts : strategies(mode)) {
         SCOPED_TRACE(describe(mode) + (existing ? " on an existing file" : " on a fresh file") +
-                     (opts.strategy == mapout::strategy::buffered ? ", buffered" : ""));
+                     describe(opts));
         EXPECT_EQ(with_streambuf(actual_path, mode, existing, opts), expected);
       }
     }

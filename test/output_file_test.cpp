@@ -12,11 +12,14 @@
 #include <string>
 
 #include "mapout/ostream.hpp"
+#include "strategies.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::buffered;
+using mapout::test::mapped;
 using mapout::test::read_file;
 using mapout::test::system_call_log;
 using mapout::test::temp_dir;
@@ -45,12 +48,6 @@ off_t size_seen_by_reader(const std::filesystem::path& path) {
   return size;
 }
 
-mapout::options buffered() {
-  mapout::options opts;
-  opts.strategy = mapout::strategy::buffered;
-  return opts;
-}
-
 TEST(OutputFile, ErrorCodeApiFromOpenToClose) {
   temp_dir dir;
   mapout::output_file file;
@@ -59,7 +56,7 @@ TEST(OutputFile, ErrorCodeApiFromOpenToClose) {
   EXPECT_EQ(file.advance(nullptr, 1), std::errc::bad_file_descriptor);
   EXPECT_EQ(file.close(nullptr), std::errc::bad_file_descriptor);
 
-  EXPECT_FALSE(file.open(dir / "out"));
+  EXPECT_FALSE(file.open(dir / "out", std::ios::out, mapped()));
   EXPECT_TRUE(file.is_open());
   EXPECT_TRUE(file.is_mapped());
   EXPECT_EQ(file.path(), dir / "out");
@@ -98,7 +95,7 @@ TEST(OutputFile, OpenModeWithoutARowIsInvalidArgument) {
 
 TEST(OutputFile, AdvanceGivesAtLeastTheByteAskedFor) {
   temp_dir dir;
-  for (const mapout::options& opts : {mapout::options{}, buffered()}) {
+  for (const mapout::options& opts : {mapped(), buffered()}) {
     mapout::output_file file;
     ASSERT_FALSE(file.open(dir / "out", std::ios::out, opts));
     char* put = file.current().begin;
@@ -115,7 +112,7 @@ TEST(OutputFile, AdvanceGivesAtLeastTheByteAskedFor) {
 
 TEST(OutputFile, TellAndSeekMoveTheCursor) {
   temp_dir dir;
-  for (const mapout::options& opts : {mapout::options{}, buffered()}) {
+  for (const mapout::options& opts : {mapped(), buffered()}) {
     SCOPED_TRACE(opts.strategy == mapout::strategy::buffered ? "buffered" : "mapped");
     mapout::output_file file;
     ASSERT_FALSE(file.open(dir / "out", std::ios::out, opts));
@@ -150,7 +147,7 @@ TEST(OutputFile, PublishMakesTheSizeVisibleToAnotherDescriptor) {
   temp_dir dir;
   const auto path = dir / "out";
   mapout::output_file file;
-  ASSERT_FALSE(file.open(path));
+  ASSERT_FALSE(file.open(path, std::ios::out, mapped()));
   ASSERT_FALSE(store(file, "first part\n"));
   // The file is extended ahead of the bytes written until publish cuts it back.
   EXPECT_GT(size_seen_by_reader(path), 11);
@@ -188,7 +185,7 @@ TEST(OutputFile, PublishOnTheBufferedStrategyWritesTheBuffer) {
 TEST(OutputFile, PersistPublishesThenSyncsOnce) {
   temp_dir dir;
   const auto path = dir / "out";
-  for (const mapout::options& opts : {mapout::options{}, buffered()}) {
+  for (const mapout::options& opts : {mapped(), buffered()}) {
     mapout::output_file file;
     ASSERT_FALSE(file.open(path, std::ios::out, opts));
     ASSERT_FALSE(store(file, "durable\n"));
@@ -204,7 +201,7 @@ TEST(OutputFile, PersistPublishesThenSyncsOnce) {
 TEST(OutputFile, OstreamPublishAndPersist) {
   temp_dir dir;
   const auto path = dir / "out";
-  mapout::ostream out(path);
+  mapout::ostream out(path, std::ios::out, mapped());
   out << "count " << 1 << '\n';
   out.publish();
   EXPECT_TRUE(out);

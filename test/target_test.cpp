@@ -15,6 +15,7 @@
 
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
+#include "strategies.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -178,9 +179,7 @@ TEST(Target, DevNullTakesEverythingAndSeeksLikeOfstream) {
 }
 
 TEST(Target, MappedStrategyRefusesDevNull) {
-  mapout::options opts;
-  opts.strategy = mapout::strategy::mapped;
-  mapout::ostream out("/dev/null", std::ios::out, opts);
+  mapout::ostream out("/dev/null", std::ios::out, mapout::test::mapped());
   EXPECT_FALSE(out.is_open());
   EXPECT_TRUE(out.fail());
   EXPECT_EQ(out.rdbuf()->error(), std::errc::no_such_device);
@@ -241,14 +240,12 @@ void expect_close_on_exec(const std::vector<int>& fds) {
 TEST(Target, DescriptorsAreCloseOnExec) {
   temp_dir dir;
   const auto mapped_path = std::filesystem::canonical(dir.path()) / "mapped";
-  mapout::ostream mapped(mapped_path);
+  mapout::ostream mapped(mapped_path, std::ios::out, mapout::test::mapped());
   ASSERT_TRUE(mapped.rdbuf()->file().is_mapped());
   expect_close_on_exec(descriptors_linked_to(mapped_path.string()));
 
   const auto buffered_path = std::filesystem::canonical(dir.path()) / "buffered";
-  mapout::options buffered_opts;
-  buffered_opts.strategy = mapout::strategy::buffered;
-  mapout::ostream buffered(buffered_path, std::ios::out, buffered_opts);
+  mapout::ostream buffered(buffered_path, std::ios::out, mapout::test::buffered());
   ASSERT_FALSE(buffered.rdbuf()->file().is_mapped());
   expect_close_on_exec(descriptors_linked_to(buffered_path.string()));
 

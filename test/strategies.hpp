@@ -1,0 +1,32 @@
+// The options the test suites write with. The mapping is asked for by name: strategy::automatic
+// picks the buffer on tmpfs, where TMPDIR may well be, and a test of the mapping must not quietly
+// test the buffer instead.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstddef>
+
+#include "mapout/options.hpp"
+
+namespace mapout::test {
+
+inline std::size_t page_size() {
+  return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+inline options mapped(std::size_t reserve = options{}.reserve) {
+  options opts;
+  opts.strategy = strategy::mapped;
+  opts.reserve = reserve;
+  return opts;
+}
+
+inline options buffered(std::size_t buffer_size = options{}.buffer_size) {
+  options opts;
+  opts.strategy = strategy::buffered;
+  opts.buffer_size = buffer_size;
+  return opts;
+}
+
+}  // namespace mapout::test
