@@ -107,7 +107,7 @@ void ostream::fail_with(iostate state) {
     setstate(state);
   } catch (const std::ios_base::failure&) {
     std::error_code code = buf_.error();
-    std::string message = buf_.error_message();
+    std::string message = buf_.error_context();
     if (!code) {
       code = std::make_error_code(std::io_errc::stream);
       message = buf_.is_open() ? "mapout: open: already open" : "mapout: not open";

@@ -69,15 +69,15 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
     detail::sys().close(fd);
     return why;
   }
-  const detail::target_kind kind = want_map && readable ? detail::kind_of(fd)
-                                                          : detail::target_kind::unmappable;
+  const detail::target_kind kind =
+      want_map && readable ? detail::kind_of(fd) : detail::target_kind::unmappable;
   if (opts.strategy == strategy::mapped && kind == detail::target_kind::unmappable) {
     detail::sys().close(fd);
     return error_of(std::errc::no_such_device, "map");
   }
-  const bool mapped = kind == detail::target_kind::mappable ||
-                      (kind == detail::target_kind::mappable_slower &&
-                       opts.strategy == strategy::mapped);
+  const bool mapped =
+      kind == detail::target_kind::mappable ||
+      (kind == detail::target_kind::mappable_slower && opts.strategy == strategy::mapped);
   if (!mapped) {
     if (flags.at_end && detail::sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
       failure why = detail::errno_failure("lseek");
@@ -195,11 +195,15 @@ std::error_code output_file::error() const noexcept {
   return state_ ? state_->current_error().code : std::error_code{};
 }
 
+std::string output_file::error_context() const {
+  if (!state_ || !state_->current_error()) return {};
+  return "mapout: " + std::string(state_->current_error().operation) + " '" +
+         state_->path.string() + "'";
+}
+
 std::string output_file::error_message() const {
   if (!state_ || !state_->current_error()) return {};
-  const failure& why = state_->current_error();
-  return "mapout: " + std::string(why.operation) + " '" + state_->path.string() +
-         "': " + why.code.message();
+  return error_context() + ": " + state_->current_error().code.message();
 }
 
 }  // namespace mapout

@@ -70,9 +70,10 @@ void streambuf::take_window() noexcept {
 }
 
 void streambuf::throw_failure(std::error_code code) const {
-  std::string message = file_.error_message();
-  if (message.empty()) message = "mapout: write '" + file_.path().string() + "': not open";
-  throw std::ios_base::failure(message, code);
+  if (!is_open()) {
+    throw std::ios_base::failure("mapout: write '" + file_.path().string() + "' (not open)", code);
+  }
+  throw std::ios_base::failure(file_.error_context(), code);
 }
 
 streambuf::int_type streambuf::overflow(int_type c) {

@@ -144,20 +144,11 @@ class sink {
     }
 
     // Throws the failure whose what() is "mapout: <operation> '<path>': <reason>", naming the
-    // system call that failed when `ec` is the file's sticky error. std::ios_base::failure appends
-    // ": <reason>" itself, so the message handed to it stops before the reason.
+    // system call that failed when `ec` is the file's sticky error.
     [[noreturn]] void fail(const char* operation, std::error_code ec) const {
-      std::string message = file.error_message();
-      const std::string reason = ": " + ec.message();
-      const bool names_call =
-          ec == file.error() && message.size() > reason.size() &&
-          message.compare(message.size() - reason.size(), reason.size(), reason) == 0;
-      if (names_call) {
-        message.resize(message.size() - reason.size());
-      } else {
-        message = "mapout: " + std::string(operation) + " '" + file.path().string() + "'";
-      }
-      throw std::ios_base::failure(message, ec);
+      if (ec == file.error()) throw std::ios_base::failure(file.error_context(), ec);
+      throw std::ios_base::failure(
+          "mapout: " + std::string(operation) + " '" + file.path().string() + "'", ec);
     }
   };
 

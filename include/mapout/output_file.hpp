@@ -82,6 +82,9 @@ class output_file {
   std::error_code error() const noexcept;
   // "mapout: <operation> '<path>': <reason>" for error(), or "" when there is none.
   std::string error_message() const;
+  // error_message() without ": <reason>", for std::system_error and std::ios_base::failure, whose
+  // what() appends the reason of their code() themselves.
+  std::string error_context() const;
 
  private:
   struct state;

@@ -56,6 +56,7 @@ class streambuf : public std::streambuf {
 
   std::error_code error() const noexcept { return file_.error(); }
   std::string error_message() const { return file_.error_message(); }
+  std::string error_context() const { return file_.error_context(); }
   const output_file& file() const noexcept { return file_; }
 
  protected:
