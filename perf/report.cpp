@@ -193,19 +193,20 @@ std::vector<std::string> write_chart_data(const std::string& path,
   const auto kinds =
       distinct<workload_kind>(rows, [](const summary& r) { return r.measured->kind; });
   const auto writers = writers_in(rows);
-  // The largest size at which mapout ran every workload on the first file system.
+  // The size with the most rows (the largest among equals): at 1 GiB the full run keeps only the
+  // rows the targets compare, and a chart of those would hide most writers.
   std::uint64_t chosen = 0;
+  std::size_t most = 0;
   for (std::uint64_t size :
        distinct<std::uint64_t>(rows, [](const summary& r) { return r.measured->size; })) {
-    bool complete = true;
-    for (workload_kind kind : kinds) {
-      const summary* row = nullptr;
-      for (const writer* by : writers) {
-        if (by->id == reference_writer) row = find_row(rows, file_systems.front(), size, kind, by);
-      }
-      complete = complete && row && row->ok();
+    const auto count =
+        static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](const summary& r) {
+          return r.measured->size == size && r.ok();
+        }));
+    if (count > most || (count == most && size > chosen)) {
+      most = count;
+      chosen = size;
     }
-    if (complete) chosen = std::max(chosen, size);
   }
   std::vector<std::string> titles;
   if (chosen == 0) return titles;

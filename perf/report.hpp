@@ -38,8 +38,8 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows);
 void print_details(std::FILE* out, const std::vector<summary>& rows);
 void write_csv(const std::string& path, const std::vector<summary>& rows);
 // Median GB/s per writer (rows) and workload (columns), one gnuplot data block per file system,
-// at the largest size mapout ran every workload at. Returns each block's title ("disk, 1 GiB"),
-// none when nothing fits.
+// at the size with the most rows. Returns each block's title ("disk, 256 MiB"), none when there
+// is nothing to draw.
 std::vector<std::string> write_chart_data(const std::string& path,
                                           const std::vector<summary>& rows);
 
