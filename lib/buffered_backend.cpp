@@ -11,7 +11,7 @@
 
 namespace mapout::detail {
 
-failure buffered_backend::create(int fd, std::size_t capacity,
+failure buffered_backend::create(int fd, std::size_t capacity, bool write_on_sync,
                                  std::unique_ptr<backend>& out) noexcept {
   if (capacity == 0) capacity = 1;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[capacity]);
@@ -19,7 +19,7 @@ failure buffered_backend::create(int fd, std::size_t capacity,
     sys().close(fd);
     return {std::make_error_code(std::errc::not_enough_memory), "allocate buffer"};
   }
-  out.reset(new (std::nothrow) buffered_backend(fd, std::move(buffer), capacity));
+  out.reset(new (std::nothrow) buffered_backend(fd, std::move(buffer), capacity, write_on_sync));
   if (!out) {
     sys().close(fd);
     return {std::make_error_code(std::errc::not_enough_memory), "allocate buffer"};
@@ -27,9 +27,9 @@ failure buffered_backend::create(int fd, std::size_t capacity,
   return {};
 }
 
-buffered_backend::buffered_backend(int fd, std::unique_ptr<char[]> buffer,
-                                   std::size_t capacity) noexcept
-    : backend(fd), buffer_(std::move(buffer)), capacity_(capacity) {
+buffered_backend::buffered_backend(int fd, std::unique_ptr<char[]> buffer, std::size_t capacity,
+                                   bool write_on_sync) noexcept
+    : backend(fd), buffer_(std::move(buffer)), capacity_(capacity), write_on_sync_(write_on_sync) {
   window_ = {buffer_.get(), buffer_.get() + capacity_};
 }
 
@@ -98,6 +98,10 @@ std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_bas
 }
 
 failure buffered_backend::sync(char* put) noexcept {
+  if (!write_on_sync_) {
+    window_.begin = put;
+    return error_;
+  }
   return flush(put);
 }
 

@@ -12,9 +12,20 @@ namespace mapout::detail {
 // the buffer is written out, and append mode lets the kernel put every write at the end.
 class buffered_backend final : public backend {
  public:
-  // Takes ownership of fd. Fails only when the buffer cannot be allocated.
-  static failure create(int fd, std::size_t capacity, std::unique_ptr<backend>& out) noexcept;
+  // Takes ownership of fd. `write_on_sync`: sync() writes the buffer out, as std::filebuf does; a
+  // reader at the other end of a pipe or terminal waits for it. For a regular file, sync() costs
+  // nothing, as on the mapping, and publish() is the call that writes. Fails only when the buffer
+  // cannot be allocated.
+  static failure create(int fd, std::size_t capacity, bool write_on_sync,
+                        std::unique_ptr<backend>& out) noexcept;
   ~buffered_backend() override;
+
+  // Writes [buffer, put) and makes the whole buffer the window again.
+  failure flush(char* put) noexcept;
+  // For the mapping that takes over from the first buffer (output_file.cpp): the descriptor, and
+  // giving it up once the mapping has it.
+  int descriptor() const noexcept { return fd_; }
+  void release_descriptor() noexcept { fd_ = -1; }
 
   bool is_mapped() const noexcept override { return false; }
   failure advance(char* put, std::size_t wanted) noexcept override;
@@ -27,14 +38,14 @@ class buffered_backend final : public backend {
   failure close(char* put) noexcept override;
 
  private:
-  buffered_backend(int fd, std::unique_ptr<char[]> buffer, std::size_t capacity) noexcept;
-  // Writes [buffer, put) and makes the whole buffer the window again.
-  failure flush(char* put) noexcept;
+  buffered_backend(int fd, std::unique_ptr<char[]> buffer, std::size_t capacity,
+                   bool write_on_sync) noexcept;
   // write(2) until every byte is taken, across short writes.
   failure write_all(const char* data, std::size_t size) noexcept;
 
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_;
+  bool write_on_sync_;
 };
 
 }  // namespace mapout::detail

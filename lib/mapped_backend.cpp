@@ -37,14 +37,14 @@ failure mapped_backend::create(int fd, std::uint64_t size, std::uint64_t positio
   const bool extends_on_fault = opts.extension == extension::on_sigbus;
   std::unique_ptr<mapped_backend> file(
       new (std::nothrow) mapped_backend(fd, size, whole_pages(opts.reserve), extends_on_fault));
-  if (!file) {
-    sys().close(fd);
-    return {std::make_error_code(std::errc::not_enough_memory), "allocate"};
+  if (!file) return {std::make_error_code(std::errc::not_enough_memory), "allocate"};
+  failure why;
+  if (extends_on_fault || opts.guard_truncation) why = file->guard_.arm(fd, size, extends_on_fault);
+  if (!why) why = file->map_at(position);
+  if (why) {
+    file->fd_ = -1;
+    return why;
   }
-  if (extends_on_fault || opts.guard_truncation) {
-    if (failure why = file->guard_.arm(fd, size, extends_on_fault)) return why;
-  }
-  if (failure why = file->map_at(position)) return why;
   file->point_window_at(position);
   out = std::move(file);
   return {};
@@ -131,7 +131,7 @@ failure mapped_backend::place(std::uint64_t position, std::size_t wanted) noexce
   const std::uint64_t needed =
       position + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), map_end - position);
   if (!extends_on_fault_ && needed > extent_) {
-    const std::uint64_t extent = std::min(extension_.next_extent(extent_, needed), largest_offset);
+    const std::uint64_t extent = std::min(next_extent(extent_, needed), largest_offset);
     if (needed > extent) {
       errno = EFBIG;
       return fail("ftruncate");

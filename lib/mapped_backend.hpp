@@ -14,9 +14,10 @@ namespace mapout::detail {
 
 class mapped_backend final : public backend {
  public:
-  // Takes ownership of fd, a regular file of `size` bytes open for reading and writing, and maps
-  // it at `position` now, so that a file system that cannot map fails the open, not a write. Uses
-  // opts.reserve, opts.extension and opts.guard_truncation.
+  // Maps fd, a regular file of `size` bytes open for reading and writing, at `position` now, so
+  // that a file system that cannot map fails here, not at a store. Takes ownership of fd when it
+  // succeeds; on failure the descriptor stays the caller's. Uses opts.reserve, opts.extension and
+  // opts.guard_truncation.
   static failure create(int fd, std::uint64_t size, std::uint64_t position, const options& opts,
                         std::unique_ptr<backend>& out) noexcept;
   ~mapped_backend() override;
@@ -55,9 +56,8 @@ class mapped_backend final : public backend {
   std::uint64_t extent_;             // the file's size as we last set it
   std::uint64_t high_water_;         // largest offset written, or the file's size at open
   std::uint64_t window_offset_ = 0;  // the file offset at window_.begin
-  extension_policy extension_;
-  bool extends_on_fault_;  // extension::on_sigbus: the window spans the whole mapping
-  sigbus_guard guard_;     // armed in on_sigbus mode and with guard_truncation
+  bool extends_on_fault_;            // extension::on_sigbus: the window spans the whole mapping
+  sigbus_guard guard_;               // armed in on_sigbus mode and with guard_truncation
 };
 
 }  // namespace mapout::detail

@@ -21,8 +21,35 @@ struct output_file::state {
   std::filesystem::path path;
   std::unique_ptr<detail::backend> backend;
   failure error;  // kept here once the backend is gone: a failed open, or what close found
+  // On strategy::automatic, a mappable file is written through a buffer until the buffer first
+  // runs out, so that small files never pay for a mapping: on ext4, open, extend, fault, cut and
+  // close of a mapped 1000-byte file took ~1 ms against ~0.13 ms through write(2), and 575 us
+  // against 15 us on tmpfs (200 files each, median of 3 rounds).
+  bool map_when_full = false;
+  options map_options;
 
   const failure& current_error() const noexcept { return backend ? backend->error() : error; }
+
+  // The first buffer is used up: the mapping takes over at the descriptor's offset. Where the file
+  // cannot be mapped after all, writing goes on through the buffer. Returns the caller's cursor in
+  // the window now in use.
+  char* map_instead_of_buffer(char* put) noexcept {
+    map_when_full = false;
+    auto& first = static_cast<detail::buffered_backend&>(*backend);
+    if (first.flush(put)) return first.current().begin;
+    const int fd = first.descriptor();
+    const off_t position = detail::sys().lseek(fd, 0, SEEK_CUR);
+    struct stat st;
+    std::unique_ptr<detail::backend> mapped;
+    if (position >= 0 && detail::sys().fstat(fd, &st) == 0 &&
+        !detail::mapped_backend::create(fd, static_cast<std::uint64_t>(st.st_size),
+                                        static_cast<std::uint64_t>(position), map_options,
+                                        mapped)) {
+      first.release_descriptor();
+      backend = std::move(mapped);
+    }
+    return backend->current().begin;
+  }
 };
 
 namespace {
@@ -51,7 +78,7 @@ failure open_descriptor(const char* path, const detail::open_flags& flags, bool 
 }
 
 failure open_backend(const char* path, std::ios_base::openmode mode, const options& opts,
-                     std::unique_ptr<detail::backend>& out) noexcept {
+                     std::unique_ptr<detail::backend>& out, bool& map_when_full) noexcept {
   detail::open_flags flags;
   if (!detail::to_open_flags(mode, flags))
     return error_of(std::errc::invalid_argument, "open mode");
@@ -75,19 +102,21 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
     detail::sys().close(fd);
     return error_of(std::errc::no_such_device, "map");
   }
-  const bool mapped =
-      kind == detail::target_kind::mappable ||
-      (kind == detail::target_kind::mappable_slower && opts.strategy == strategy::mapped);
-  if (!mapped) {
-    if (flags.at_end && detail::sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
-      failure why = detail::errno_failure("lseek");
-      detail::sys().close(fd);
-      return why;
-    }
-    return detail::buffered_backend::create(fd, opts.buffer_size, out);
+  if (opts.strategy == strategy::mapped) {
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    failure why = detail::mapped_backend::create(fd, size, flags.at_end ? size : 0, opts, out);
+    if (why) detail::sys().close(fd);
+    return why;
   }
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  return detail::mapped_backend::create(fd, size, flags.at_end ? size : 0, opts, out);
+  map_when_full = kind == detail::target_kind::mappable && opts.strategy == strategy::automatic;
+  if (flags.at_end && detail::sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
+    failure why = detail::errno_failure("lseek");
+    detail::sys().close(fd);
+    return why;
+  }
+  // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
+  const bool write_on_sync = !S_ISREG(st.st_mode) || flags.append;
+  return detail::buffered_backend::create(fd, opts.buffer_size, write_on_sync, out);
 }
 
 }  // namespace
@@ -118,7 +147,9 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
   } catch (...) {
     return std::make_error_code(std::errc::not_enough_memory);
   }
-  state_->error = open_backend(path.c_str(), mode, opts, state_->backend);
+  state_->map_when_full = false;
+  state_->map_options = opts;
+  state_->error = open_backend(path.c_str(), mode, opts, state_->backend, state_->map_when_full);
   return state_->error.code;
 }
 
@@ -136,11 +167,13 @@ output_file::window output_file::current() const noexcept {
 
 std::error_code output_file::advance(char* put, std::size_t wanted) noexcept {
   if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  if (state_->map_when_full) put = state_->map_instead_of_buffer(put);
   return state_->backend->advance(put, wanted).code;
 }
 
 std::error_code output_file::write(char* put, const char* data, std::size_t size) noexcept {
   if (!is_open()) return std::make_error_code(std::errc::bad_file_descriptor);
+  if (state_->map_when_full) put = state_->map_instead_of_buffer(put);
   return state_->backend->write(put, data, size).code;
 }
 

@@ -7,7 +7,7 @@
 // - The owner uncovers its range before munmap; a mapping made later at the same address can
 //   therefore never be taken for the old file's.
 // - Only the thread that stores into a mapping faults on it, so the handler that changes an
-//   entry's extent, step or error runs in the owner's thread, between two of the owner's stores:
+//   entry's extent or error runs in the owner's thread, between two of the owner's stores:
 //   owner and handler never write one entry at the same time.
 // - Inside the handler: atomics, the system calls of sys() (fstat, fallocate, ftruncate, mmap),
 //   sigaction and raise. No allocation, no lock, errno saved and restored.
@@ -38,7 +38,6 @@ struct guard_entry {
   std::atomic<int> fd{-1};
   std::atomic<bool> extends{false};
   std::atomic<std::uint64_t> extent{0};
-  std::atomic<std::uint64_t> step{0};
   std::atomic<int> error{0};
   std::atomic<const char*> operation{nullptr};
   std::atomic<std::uint64_t> failed_at{0};
@@ -142,11 +141,8 @@ outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
   if (page_offset < extent) return {outcome::failed, ENOSPC, "store"};
   if (!entry.extends.load(std::memory_order_relaxed)) return {outcome::not_ours};
   const std::uint64_t minimal = page_offset + page_bytes;
-  std::uint64_t step = entry.step.load(std::memory_order_relaxed);
-  const std::uint64_t target = next_extent(extent, minimal, step);
-  const extension_result result = extend_file(fd, extent, minimal, target);
+  const extension_result result = extend_file(fd, extent, minimal, next_extent(extent, minimal));
   if (result.error != 0) return {outcome::failed, result.error, result.operation};
-  entry.step.store(step, std::memory_order_relaxed);
   entry.extent.store(result.extent, std::memory_order_release);
   return {outcome::resumed};
 }
@@ -242,7 +238,6 @@ failure sigbus_guard::arm(int fd, std::uint64_t extent, bool extends) noexcept {
   entry_->fd.store(fd, std::memory_order_relaxed);
   entry_->extends.store(extends, std::memory_order_relaxed);
   entry_->extent.store(extent, std::memory_order_relaxed);
-  entry_->step.store(first_extension_step, std::memory_order_relaxed);
   entry_->operation.store(nullptr, std::memory_order_relaxed);
   entry_->failed_at.store(nowhere, std::memory_order_relaxed);
   entry_->error.store(0, std::memory_order_release);

@@ -297,7 +297,9 @@ TEST(BoostSink, FullDiskSetsBadbitAndEveryLaterWriteFails) {
   const auto path = dir / "out.txt";
   const std::string block(10000, 'x');  // larger than Boost's buffer: reaches the device now
   full_disk disk;
-  io::stream<mapout::sink> out(path);
+  mapout::options mapped;  // the first buffer of the automatic strategy would take the block
+  mapped.strategy = mapout::strategy::mapped;
+  io::stream<mapout::sink> out(path, std::ios::out, mapped);
   out.write(block.data(), static_cast<std::streamsize>(block.size()));
   EXPECT_TRUE(out.bad());
 

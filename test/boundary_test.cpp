@@ -70,11 +70,10 @@ void put_each_byte(const std::filesystem::path& path, const std::string& bytes,
 
 // The extents the mapped file passes through, from its first extension on.
 std::vector<std::uint64_t> extents(int count) {
-  mapout::detail::extension_policy policy;
   std::vector<std::uint64_t> result;
   std::uint64_t extent = 0;
   for (int i = 0; i < count; ++i) {
-    extent = policy.next_extent(extent, extent + 1);
+    extent = mapout::detail::next_extent(extent, extent + 1);
     result.push_back(extent);
   }
   return result;

@@ -203,6 +203,15 @@ struct configuration {
 const configuration configurations[] = {
     {"TinyReservation", [](unsigned seed) { return mapped((1 + seed % 3) * page_size()); }},
     {"Default", [](unsigned) { return mapped(); }},
+    // The first buffer, then the mapping from wherever the stream stands when the buffer runs
+    // out: after seeks, inside what write(2) already wrote, or past the end.
+    {"Automatic",
+     [](unsigned seed) {
+       mapout::options opts;
+       opts.buffer_size = 1 + seed * 53 % 5000;
+       opts.reserve = (1 + seed % 3) * page_size();
+       return opts;
+     }},
     {"Buffered",
      [](unsigned seed) {
        mapout::options opts;

@@ -1,5 +1,6 @@
 // strategy::automatic chooses by file system: buffered on tmpfs, where write(2) beats mapped
-// page faults, while strategy::mapped still maps there.
+// page faults, while strategy::mapped still maps there; elsewhere it maps a file once the output
+// outgrows the first buffer.
 #include <gtest/gtest.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -75,6 +76,43 @@ TEST(Strategy, MappedIsStillHonouredOnTmpfs) {
   out.close();
   ASSERT_TRUE(out) << out.rdbuf()->error_message();
   EXPECT_EQ(read_all(path), "mapped on tmpfs\n");
+}
+
+// A file that fits in the first buffer is never mapped; one that outgrows it is mapped from where
+// the stream stands, and seeks reach back into what write(2) wrote before.
+TEST(Strategy, AutomaticMapsAFileOnceItOutgrowsTheFirstBuffer) {
+  const std::string dir = std::filesystem::temp_directory_path() / "mapout-strategy-XXXXXX";
+  std::string pattern = dir;
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  struct statfs fs;
+  ASSERT_EQ(::statfs(pattern.c_str(), &fs), 0);
+  if (static_cast<long>(fs.f_type) == tmpfs_magic) {
+    std::filesystem::remove_all(pattern);
+    GTEST_SKIP() << "the temporary directory is on tmpfs, where automatic never maps";
+  }
+  const std::string path = pattern + "/out";
+  mapout::options opts;
+  opts.buffer_size = 4096;
+  mapout::ostream out(path, std::ios::out, opts);
+  std::string expected(3000, 'a');
+  out << expected;
+  EXPECT_FALSE(out.rdbuf()->file().is_mapped());
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);  // flushed by publish() or close() only
+  out.seekp(10);
+  out << "patch";
+  expected.replace(10, 5, "patch");
+  out.seekp(0, std::ios::end);
+  const std::string more(10000, 'b');
+  out << more;
+  expected += more;
+  EXPECT_TRUE(out.rdbuf()->file().is_mapped());
+  out.seekp(20);
+  out << "mapped patch";
+  expected.replace(20, 12, "mapped patch");
+  out.close();
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+  EXPECT_EQ(read_all(path), expected);
+  std::filesystem::remove_all(pattern);
 }
 
 }  // namespace

@@ -7,21 +7,26 @@ namespace mapout {
 
 // How the bytes reach the file.
 enum class strategy {
-  // The mapping for regular files on local file systems; the buffer for everything that cannot be
-  // mapped (pipes, FIFOs, character devices, sockets, NFS, CIFS/SMB, FUSE, 9p, Ceph) and for
+  // The mapping for regular files on local file systems, once the output outgrows its first
+  // buffer of `buffer_size` bytes: a file that fits in it costs what std::ofstream costs, one
+  // write(2), instead of a mapping, an extension and a cut. The buffer for everything that cannot
+  // be mapped (pipes, FIFOs, character devices, sockets, NFS, CIFS/SMB, FUSE, 9p, Ceph) and for
   // tmpfs, where a mapped page costs about twice what write(2) takes to copy it.
   automatic,
-  // Store into a MAP_SHARED mapping of the file. Opening fails with ENODEV where the target cannot
-  // be mapped.
+  // Store into a MAP_SHARED mapping of the file from the first byte. Opening fails with ENODEV
+  // where the target cannot be mapped.
   mapped,
-  // Copy into a buffer of `buffer_size` bytes and hand it to write(2) when it fills up.
+  // Copy into a buffer of `buffer_size` bytes and hand it to write(2) when it fills up. On a
+  // regular file flush() leaves the buffer alone, as on the mapping (publish() writes it); on a
+  // pipe, a terminal, a socket or a file opened for appending it writes, as std::ofstream does.
   buffered,
 };
 
 // How the mapped strategy grows the file under the mapping.
 enum class extension {
   // The window ends at the file's end, and the call that finds it used up extends the file ahead,
-  // doubling from 1 MiB to 64 MiB per step, with the blocks reserved (fallocate) so that a full
+  // by the file's own size (64 KiB at least, 64 MiB at most), with the blocks reserved (fallocate)
+  // so that a full
   // disk is an error from that call, never a SIGBUS. Stores check nothing but the window's end.
   // What reserving cannot promise: a file system without fallocate gets holes (ftruncate), and a
   // copy-on-write file system (btrfs; XFS with shared extents) may need new blocks for a store
