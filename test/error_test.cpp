@@ -66,6 +66,8 @@ std::string check_open_fails(const std::filesystem::path& path, std::ios_base::o
   } catch (const std::ios_base::failure& e) {
     const std::string what = e.what();
     if (e.code() != expected_code) problems << "code() is " << e.code().message() << "; ";
+    // std::ios_base::failure appends the reason itself: it must stand there once.
+    if (what != message) problems << "what() \"" << what << "\" is not \"" << message << "\"; ";
     for (const std::string& part : {std::string("open"), quoted(path), reason}) {
       if (what.find(part) == std::string::npos) {
         problems << "what() \"" << what << "\" lacks " << part << "; ";
