@@ -12,7 +12,8 @@ set ylabel "GB/s (median)"
 set yrange [0:*]
 set grid ytics
 set key outside right top vertical noenhanced
-set xtics rotate by 30 right noenhanced
+set xtics rotate by -40 left noenhanced
+set bmargin 10
 set datafile missing "-"
 do for [panel=1:panels] {
   set title value(sprintf("title_%d", panel)) noenhanced
