@@ -2,6 +2,7 @@
 # mapout in two commands on a fresh Debian machine:
 #   ./build.sh test      install what is missing, configure, build, run every test
 #   ./build.sh perf      the same set-up, then the comparison against stdio and the other writers
+#                        (about 50 minutes; extra arguments go to perf/compare: --quick, --list)
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
 # Quiet when everything is present; a step that fails prints its log.
 set -euo pipefail
@@ -112,6 +113,9 @@ case "$mode" in
     configure build -Dperf=enabled
     quietly ninja -C build
     mkdir -p build/perf
-    build/perf/compare --out build/perf
+    build/perf/compare --out build/perf "${@:2}"
+    echo
+    echo "The original experiment: 32 MiB of random bytes, one at a time (perf/seed_table)"
+    build/perf/seed_table
     ;;
 esac
