@@ -60,6 +60,12 @@ failure error_of(std::errc code, const char* operation) noexcept {
   return {std::make_error_code(code), operation};
 }
 
+// Closes the descriptor an open gives up on, and passes its failure on.
+failure closing(int fd, failure why) noexcept {
+  detail::sys().close(fd);
+  return why;
+}
+
 // Opens the descriptor. Mapping needs it readable as well as writable; a file we may write but
 // not read still opens, for the buffered strategy, like std::ofstream would open it.
 failure open_descriptor(const char* path, const detail::open_flags& flags, bool want_map, int& fd,
@@ -91,28 +97,20 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
   int fd = -1;
   bool readable = false;
   if (failure why = open_descriptor(path, flags, want_map, fd, readable)) return why;
-  if (detail::sys().fstat(fd, &st) != 0) {
-    failure why = detail::errno_failure("fstat");
-    detail::sys().close(fd);
-    return why;
-  }
+  if (detail::sys().fstat(fd, &st) != 0) return closing(fd, detail::errno_failure("fstat"));
   const detail::target_kind kind =
       want_map && readable ? detail::kind_of(fd) : detail::target_kind::unmappable;
   if (opts.strategy == strategy::mapped && kind == detail::target_kind::unmappable) {
-    detail::sys().close(fd);
-    return error_of(std::errc::no_such_device, "map");
+    return closing(fd, error_of(std::errc::no_such_device, "map"));
   }
   if (opts.strategy == strategy::mapped) {
     const auto size = static_cast<std::uint64_t>(st.st_size);
     failure why = detail::mapped_backend::create(fd, size, flags.at_end ? size : 0, opts, out);
-    if (why) detail::sys().close(fd);
-    return why;
+    return why ? closing(fd, why) : why;
   }
   map_when_full = kind == detail::target_kind::mappable && opts.strategy == strategy::automatic;
   if (flags.at_end && detail::sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
-    failure why = detail::errno_failure("lseek");
-    detail::sys().close(fd);
-    return why;
+    return closing(fd, detail::errno_failure("lseek"));
   }
   // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
   const bool write_on_sync = !S_ISREG(st.st_mode) || flags.append;

@@ -2,8 +2,6 @@
 // used up, or to seek and flush.
 #include "mapout/streambuf.hpp"
 
-#include <climits>
-
 namespace mapout {
 
 streambuf::streambuf(streambuf&& other) noexcept
@@ -84,23 +82,15 @@ streambuf::int_type streambuf::overflow(int_type c) {
   const std::error_code ec = file_.advance(pptr(), 1);
   take_window();
   if (ec) throw_failure(ec);
-  *pptr() = traits_type::to_char_type(c);
-  pbump(1);
+  store(traits_type::to_char_type(c));  // advance left room for at least one byte
   return c;
 }
 
 std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
-  if (static_cast<std::size_t>(size) <= static_cast<std::size_t>(epptr() - pptr())) {
-    traits_type::copy(pptr(), data, static_cast<std::size_t>(size));
-    // pbump takes an int; a window can be larger than INT_MAX bytes.
-    for (std::streamsize left = size; left > 0; left -= INT_MAX) {
-      pbump(static_cast<int>(left < INT_MAX ? left : INT_MAX));
-    }
-    return size;
-  }
   // As std::streambuf::xsputn: a negative size writes nothing, and std::ostream::write then sets
   // badbit.
   if (size < 0) return 0;
+  if (store(data, static_cast<std::size_t>(size))) return size;
   if (!is_open()) throw_failure(std::make_error_code(std::errc::bad_file_descriptor));
   const std::error_code ec = file_.write(pptr(), data, static_cast<std::size_t>(size));
   take_window();
