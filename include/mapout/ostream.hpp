@@ -2,6 +2,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <ios>
 #include <ostream>
@@ -45,7 +46,11 @@ constexpr bool inline_insertable =
 // and for integers decimal without showpos in the classic locale. Every other case, and every
 // write that does not fit the window, takes std::ostream's own path, so the bytes and the state
 // are always std::ostream's. Through a std::ostream& the stream is a std::ostream like any other.
-class ostream : public std::ostream {
+//
+// final, unlike std::ofstream: in a final class the std::ios base sits at an offset known when
+// compiling, so each inline call reads the state directly instead of through the virtual-base
+// offset in the vtable first (two dependent loads per call). Wrap it instead of deriving from it.
+class ostream final : public std::ostream {
  public:
   ostream();
   explicit ostream(const char* path, std::ios_base::openmode mode = std::ios_base::out,
@@ -149,17 +154,22 @@ class ostream : public std::ostream {
   // True when std::ostream's sentry would do nothing: good state, nothing tied to flush, no
   // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base
   // reference). Each is read here rather than cached: base-class members change them unseen.
-  bool sentry_is_noop() const noexcept {
-    return rdstate() == goodbit && (flags() & unitbuf) == 0 && tie() == nullptr &&
-           std::ios::rdbuf() == &buf_;
+  // The tests are or-ed into one word, so the inline path takes one branch for all of them;
+  // `extra_flags` adds the flags that formatted output must also find clear.
+  bool sentry_is_noop(fmtflags extra_flags = fmtflags{}, std::streamsize width = 0) const noexcept {
+    const auto tie_bits = reinterpret_cast<std::uintptr_t>(tie());
+    const auto other_buffer = reinterpret_cast<std::uintptr_t>(std::ios::rdbuf()) ^
+                              reinterpret_cast<std::uintptr_t>(&buf_);
+    return (static_cast<std::uintptr_t>(rdstate()) |
+            static_cast<std::uintptr_t>(flags() & (unitbuf | extra_flags)) |
+            static_cast<std::uintptr_t>(width) | tie_bits | other_buffer) == 0;
   }
   // ... and formatted output pads nothing.
-  bool unpadded() const noexcept { return sentry_is_noop() && width() == 0; }
+  bool unpadded() const noexcept { return sentry_is_noop(fmtflags{}, width()); }
   // ... and an integer prints as std::to_chars prints it: decimal (showbase and uppercase do not
   // change decimal output), no showpos, the classic locale's digits and no grouping.
   bool plain_decimal() const noexcept {
-    return rdstate() == goodbit && (flags() & (unitbuf | oct | hex | showpos)) == 0 &&
-           width() == 0 && classic_locale_ && tie() == nullptr && std::ios::rdbuf() == &buf_;
+    return sentry_is_noop(oct | hex | showpos, width()) && classic_locale_;
   }
 
   template <typename Integer>

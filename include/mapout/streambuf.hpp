@@ -12,6 +12,7 @@
 
 #include "mapout/options.hpp"
 #include "mapout/output_file.hpp"
+#include "mapout/short_copy.hpp"
 
 namespace mapout {
 
@@ -72,19 +73,21 @@ class streambuf : public std::streambuf {
 
   // mapout::ostream's inline path: stores the bytes and returns true when they fit before the
   // window's end. Strictly before, so that an empty window (closed file) never reaches memcpy with
-  // a null pointer; pbump takes an int, hence the second bound.
+  // a null pointer; pbump takes an int, hence the second bound. pbump comes before the copy: after
+  // it, the copied chars (which may alias anything) would make pbump load pptr again, a second
+  // trip through memory on the chain that runs from one write to the next.
   bool store(const char* data, std::size_t size) noexcept {
     char* const put = pptr();
     if (size >= static_cast<std::size_t>(epptr() - put) || size > INT_MAX) return false;
-    std::memcpy(put, data, size);
     pbump(static_cast<int>(size));
+    detail::copy_short(put, data, size);
     return true;
   }
   bool store(char c) noexcept {
     char* const put = pptr();
     if (put == epptr()) return false;
-    *put = c;
     pbump(1);
+    *put = c;
     return true;
   }
 
