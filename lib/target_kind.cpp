@@ -22,12 +22,18 @@ constexpr long remote_file_systems[] = {
     0x6B414653,  // kAFS
 };
 
-// tmpfs gives a mapping one fault per 4 KiB page (no large folios), and each costs more than
-// write(2) copying the same page: through mapout::ostream at 256 MiB (perf/compare, medians of
-// 5 interleaved runs, user + sys), mapped against buffered took 1180 vs 1083 ms for tokens,
-// 651 vs 510 ms for generated lines and 410 vs 262 ms for 4 KiB blocks, with the sys time of
-// 4 KiB blocks at 368 vs 196 ms. MEASURING.md: 2.6-2.8 us per mapped page, 1.35 us via write(2).
+// File systems where write(2) from a buffer beat the mapping, measured through mapout::ostream on
+// this project's machines (perf/compare, medians of 3-5 interleaved runs, GB/s):
+// - tmpfs gives a mapping one fault per 4 KiB page (no large folios), and each costs more than
+//   write(2) copying the same page (MEASURING.md: 2.6-2.8 us against 1.35 us). 256 MiB, mapped
+//   against buffered: tokens 0.22 vs 0.25, lines 0.40 vs 0.50, 4 KiB blocks 0.71 vs 1.18.
+// - ext4 (with large folios): 256 MiB tokens 0.28 vs 0.44, bytes 0.29 vs 0.38, 4 KiB blocks 1.10
+//   vs 1.78, 1 MiB blocks 1.20 vs 2.25; 1 GiB tokens 0.32 vs 0.38 (the mapping's faults cost
+//   5 us of system time per page there, write(2) 2.8 us). Only 1 GiB in blocks went the other way
+//   (1.35 vs 0.88), where every write(2) writer slowed alike.
+// Other local file systems have not been measured: they keep the mapping.
 constexpr long tmpfs_magic = 0x01021994;
+constexpr long ext4_magic = 0xEF53;  // also ext2 and ext3
 
 }  // namespace
 
@@ -40,7 +46,8 @@ target_kind kind_of(int fd) noexcept {
   for (long remote : remote_file_systems) {
     if (type == remote) return target_kind::unmappable;
   }
-  return type == tmpfs_magic ? target_kind::mappable_slower : target_kind::mappable;
+  return type == tmpfs_magic || type == ext4_magic ? target_kind::mappable_slower
+                                                   : target_kind::mappable;
 }
 
 }  // namespace mapout::detail

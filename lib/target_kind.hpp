@@ -8,7 +8,7 @@ enum class target_kind {
   // and FUSE file systems are among these: their mapped pages reach the server late, and errors
   // surface as SIGBUS.
   unmappable,
-  // A file that can be mapped, but where write(2) from a buffer is faster: tmpfs.
+  // A file that can be mapped, but where write(2) from a buffer is faster: tmpfs and ext4.
   mappable_slower,
   // A file where the mapping is the faster strategy.
   mappable,

@@ -93,7 +93,8 @@ class line_numberer : public io::output_filter {
   bool at_line_start_ = true;
 };
 
-// Makes every fallocate and ftruncate fail with ENOSPC while alive: the mapped file cannot grow.
+// Makes every fallocate, ftruncate and write fail with ENOSPC while alive: the file cannot grow
+// on either path.
 class full_disk {
  public:
   full_disk() {
@@ -102,6 +103,10 @@ class full_disk {
       return -1;
     };
     mapout::detail::sys().ftruncate = [](int, off_t) {
+      errno = ENOSPC;
+      return -1;
+    };
+    mapout::detail::sys().write = [](int, const void*, std::size_t) -> ssize_t {
       errno = ENOSPC;
       return -1;
     };
@@ -127,6 +132,7 @@ TEST(BoostSink, RandomWritesMatchOfstreamForEveryBufferAndStrategy) {
   temp_dir dir;
   const std::streamsize boost_buffers[] = {0, 1, -1, 65536};  // -1: the sink's optimal size
   mapout::options small_reserve;
+  small_reserve.strategy = mapout::strategy::mapped;
   small_reserve.reserve = 64 << 10;  // the mapping moves along the file many times
   mapout::options buffered;
   buffered.strategy = mapout::strategy::buffered;

@@ -1,6 +1,6 @@
-// strategy::automatic chooses by file system: buffered on tmpfs, where write(2) beats mapped
-// page faults, while strategy::mapped still maps there; elsewhere it maps a file once the output
-// outgrows the first buffer.
+// strategy::automatic chooses by file system: buffered on tmpfs and ext4, where write(2) beats
+// mapped page faults, while strategy::mapped still maps there; elsewhere it maps a file once the
+// output outgrows the first buffer.
 #include <gtest/gtest.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -12,11 +12,12 @@
 #include <iterator>
 #include <string>
 
+#include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
 
 namespace {
 
-constexpr long tmpfs_magic = 0x01021994;
+using mapout::test::tmpfs_magic;
 
 // A fresh directory under /dev/shm, removed with its files at the end of the test.
 class shm_dir {
@@ -84,12 +85,7 @@ TEST(Strategy, AutomaticMapsAFileOnceItOutgrowsTheFirstBuffer) {
   const std::string dir = std::filesystem::temp_directory_path() / "mapout-strategy-XXXXXX";
   std::string pattern = dir;
   ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-  struct statfs fs;
-  ASSERT_EQ(::statfs(pattern.c_str(), &fs), 0);
-  if (static_cast<long>(fs.f_type) == tmpfs_magic) {
-    std::filesystem::remove_all(pattern);
-    GTEST_SKIP() << "the temporary directory is on tmpfs, where automatic never maps";
-  }
+  const mapout::test::on_unmeasured_file_system unmeasured;
   const std::string path = pattern + "/out";
   mapout::options opts;
   opts.buffer_size = 4096;
@@ -112,6 +108,27 @@ TEST(Strategy, AutomaticMapsAFileOnceItOutgrowsTheFirstBuffer) {
   out.close();
   ASSERT_TRUE(out) << out.rdbuf()->error_message();
   EXPECT_EQ(read_all(path), expected);
+  std::filesystem::remove_all(pattern);
+}
+
+// ext4 is told apart by its type alone, wherever the test runs.
+TEST(Strategy, AutomaticKeepsTheBufferOnExt4) {
+  const std::string dir = std::filesystem::temp_directory_path() / "mapout-strategy-XXXXXX";
+  std::string pattern = dir;
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  const std::string path = pattern + "/out";
+  {
+    const mapout::test::file_system_type<mapout::test::ext4_magic> ext4;
+    mapout::options opts;
+    opts.buffer_size = 4096;
+    mapout::ostream out(path, std::ios::out, opts);
+    const std::string text(3 * opts.buffer_size + 1, 'e');
+    out << text;
+    EXPECT_FALSE(out.rdbuf()->file().is_mapped());
+    out.close();
+    ASSERT_TRUE(out) << out.rdbuf()->error_message();
+    EXPECT_EQ(read_all(path), text);
+  }
   std::filesystem::remove_all(pattern);
 }
 

@@ -1,0 +1,36 @@
+// Pretending, through the system-call seam, that every file lives on a given file system type:
+// strategy::automatic chooses by file system, and the tests must reach each choice on whatever
+// file system their temporary directory is.
+#pragma once
+
+#include <sys/statfs.h>
+
+#include "sys.hpp"
+
+namespace mapout::test {
+
+// statfs(2) f_type values.
+constexpr long ext4_magic = 0xEF53;
+constexpr long tmpfs_magic = 0x01021994;
+// A local file system whose speed mapout has not measured, where automatic keeps the mapping.
+constexpr long xfs_magic = 0x58465342;
+
+// While alive, fstatfs reports `Magic` as every file's type; restores the real calls after.
+template <long Magic>
+class file_system_type {
+ public:
+  file_system_type() {
+    detail::sys().fstatfs = [](int fd, struct statfs* fs) {
+      const int result = detail::real_system_calls().fstatfs(fd, fs);
+      if (result == 0) fs->f_type = Magic;
+      return result;
+    };
+  }
+  file_system_type(const file_system_type&) = delete;
+  file_system_type& operator=(const file_system_type&) = delete;
+  ~file_system_type() { detail::sys() = detail::real_system_calls(); }
+};
+
+using on_unmeasured_file_system = file_system_type<xfs_magic>;
+
+}  // namespace mapout::test
