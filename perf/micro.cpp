@@ -1,6 +1,7 @@
 // Per-call cost of each way to hand bytes to a file: mapout::ostream through its static type (the
 // inline path) and through std::ostream& (the standard path), the raw streambuf, and std::ofstream,
-// for sputc, put, short writes, << of a literal and of an int, and overflow.
+// for sputc (beside stdio's putc_unlocked), put, short writes, << of a literal and of an int, and
+// overflow.
 //
 // Each benchmark iteration makes `batch` calls; the files live in a fresh directory under /dev/shm
 // (or $MAPOUT_MICRO_DIR) and are rewound every 16 MiB, so that the calls, not page faults, are
@@ -9,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +84,18 @@ struct filebuf_writer {
   std::filebuf buf;
 };
 
+// stdio, the bytes workload's peer: putc_unlocked bumps the FILE's cursor as sputc bumps pptr.
+struct stdio_writer {
+  explicit stdio_writer(const std::filesystem::path& path) : file(std::fopen(path.c_str(), "w")) {
+    if (file == nullptr) std::abort();
+  }
+  stdio_writer(const stdio_writer&) = delete;
+  stdio_writer& operator=(const stdio_writer&) = delete;
+  ~stdio_writer() { std::fclose(file); }
+  void rewind() { std::fseek(file, 0, SEEK_SET); }
+  std::FILE* file;
+};
+
 const char payload[64] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_";
 
 // Runs `call` batch times per iteration, rewinding the file every 16 MiB.
@@ -104,6 +118,11 @@ void sputc(benchmark::State& state) {
   Writer writer(file_for(state));
   run(state, writer, 1,
       [](Writer& w, int i) { w.buffer().sputc(static_cast<char>('a' + (i & 15))); });
+}
+
+void putc_stdio(benchmark::State& state) {
+  stdio_writer writer(file_for(state));
+  run(state, writer, 1, [](stdio_writer& w, int i) { putc_unlocked('a' + (i & 15), w.file); });
 }
 
 template <typename Writer, std::size_t size>
@@ -171,6 +190,7 @@ void register_all() {
   };
   add("sputc/mapout_streambuf", sputc<mapout_buffer>);
   add("sputc/std_filebuf", sputc<filebuf_writer>);
+  add("sputc/stdio_putc_unlocked", putc_stdio);
   add("put/mapout_static", put<mapout_static>);
   add("put/mapout_std_ostream_ref", put<mapout_generic>);
   add("put/std_ofstream", put<ofstream_writer>);
