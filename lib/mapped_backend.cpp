@@ -28,7 +28,23 @@ std::size_t whole_pages(std::size_t bytes) noexcept {
   return pages == 0 ? page : pages * page;
 }
 
+std::uint64_t page_floor(std::uint64_t offset) noexcept {
+  return offset - offset % page_size();
+}
+
+std::uint64_t page_ceiling(std::uint64_t offset) noexcept {
+  return page_floor(offset + page_size() - 1);
+}
+
 constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
+
+// How far ahead of the stores the mapping is populated, with one MADV_POPULATE_WRITE. A page that
+// a store faults in costs a trip into a cold kernel per page; populating a stretch costs one.
+// 256 MiB of header tokens through a mapping on ext4 (scratch program, medians of 5): faulting
+// 0.33 GB/s with 414 ms of system time, populating 256 KiB ahead 0.43, 1 MiB 0.46 (123 ms),
+// 4 MiB 0.47, a 64 KiB buffer and write(2) 0.41 (170 ms). Bounded, because populated pages past
+// the final size make the closing ftruncate slower.
+constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
 
 }  // namespace
 
@@ -56,7 +72,8 @@ mapped_backend::mapped_backend(int fd, std::uint64_t size, std::size_t reserve,
       reserve_(reserve),
       extent_(size),
       high_water_(size),
-      extends_on_fault_(extends_on_fault) {}
+      extends_on_fault_(extends_on_fault),
+      populates_(!extends_on_fault) {}
 
 mapped_backend::~mapped_backend() {
   guard_.uncover();
@@ -87,6 +104,7 @@ failure mapped_backend::map_at(std::uint64_t position) noexcept {
   if (map == MAP_FAILED) return fail("mmap");
   map_ = static_cast<char*>(map);
   map_offset_ = offset;
+  populated_begin_ = populated_end_ = offset;
   guard_.cover(map_, reserve_, offset);
   return {};
 }
@@ -106,7 +124,30 @@ failure mapped_backend::cut_to(std::uint64_t size) noexcept {
   if (sys().ftruncate(fd_, static_cast<off_t>(size)) != 0) return fail("ftruncate");
   extent_ = size;
   guard_.set_extent(size);
+  // Truncating unmapped the pages past the end.
+  populated_end_ = std::min(populated_end_, page_floor(size));
+  populated_begin_ = std::min(populated_begin_, populated_end_);
   return {};
+}
+
+void mapped_backend::populate(std::uint64_t position, std::uint64_t needed) noexcept {
+  if (position < populated_begin_ || position > populated_end_) {
+    populated_begin_ = populated_end_ = page_floor(position);
+  }
+  if (needed <= populated_end_) return;
+  // Never past the page that holds the end of the file: populating beyond it fails like a store.
+  const std::uint64_t limit = std::min(page_ceiling(extent_), map_offset_ + reserve_);
+  const std::uint64_t end =
+      std::min(limit, page_ceiling(std::max(needed, populated_end_ + populate_step)));
+  if (end <= populated_end_) return;
+  if (sys().madvise(map_ + (populated_end_ - map_offset_), end - populated_end_,
+                    MADV_POPULATE_WRITE) != 0) {
+    // Before Linux 5.14 (EINVAL), or a page that cannot be had: the stores fault the pages in
+    // one at a time, as without populating, and a failure shows where a store meets it.
+    populates_ = false;
+    return;
+  }
+  populated_end_ = end;
 }
 
 void mapped_backend::point_window_at(std::uint64_t position) noexcept {
@@ -118,7 +159,11 @@ void mapped_backend::point_window_at(std::uint64_t position) noexcept {
   }
   char* const begin = map_ + (position - map_offset_);
   // In on_sigbus mode the stores past the file's end are what extends it.
-  const std::uint64_t limit = extends_on_fault_ ? map_end : std::min(extent_, map_end);
+  std::uint64_t limit = extends_on_fault_ ? map_end : std::min(extent_, map_end);
+  if (populates_) {
+    const bool populated = position >= populated_begin_ && position < populated_end_;
+    limit = populated ? std::min(limit, populated_end_) : position;
+  }
   window_ = {begin, limit > position ? map_ + (limit - map_offset_) : begin};
 }
 
@@ -144,6 +189,7 @@ failure mapped_backend::place(std::uint64_t position, std::size_t wanted) noexce
     extent_ = result.extent;
     guard_.set_extent(extent_);
   }
+  if (populates_) populate(position, needed);
   point_window_at(position);
   return {};
 }

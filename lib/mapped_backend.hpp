@@ -49,6 +49,9 @@ class mapped_backend final : public backend {
   std::uint64_t current_extent() const noexcept;
   // Sets the file's size to `size` (publish, close).
   failure cut_to(std::uint64_t size) noexcept;
+  // Populates the pages from the populated stretch's end on, so that the stores up to `needed`
+  // (and a bounded step beyond) take no page fault.
+  void populate(std::uint64_t position, std::uint64_t needed) noexcept;
 
   std::size_t reserve_;              // bytes of the mapping, a whole number of pages
   char* map_ = nullptr;              // the mapping, or null while there is none
@@ -57,7 +60,13 @@ class mapped_backend final : public backend {
   std::uint64_t high_water_;         // largest offset written, or the file's size at open
   std::uint64_t window_offset_ = 0;  // the file offset at window_.begin
   bool extends_on_fault_;            // extension::on_sigbus: the window spans the whole mapping
-  sigbus_guard guard_;               // armed in on_sigbus mode and with guard_truncation
+  // The file offsets [populated_begin_, populated_end_) of the current mapping whose pages were
+  // populated; the window ends at populated_end_ while populates_ holds (extension::ahead, until
+  // MADV_POPULATE_WRITE fails once).
+  std::uint64_t populated_begin_ = 0;
+  std::uint64_t populated_end_ = 0;
+  bool populates_;
+  sigbus_guard guard_;  // armed in on_sigbus mode and with guard_truncation
 };
 
 }  // namespace mapout::detail

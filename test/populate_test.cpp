@@ -1,0 +1,112 @@
+// The mapped strategy populates its pages a bounded stretch ahead of the stores
+// (MADV_POPULATE_WRITE), never past the end of the file, and writes on with plain page faults
+// where the kernel refuses.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "mapout/ostream.hpp"
+#include "strategies.hpp"
+#include "sys.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::mapped;
+using mapout::test::read_file;
+using mapout::test::temp_dir;
+
+struct populate_call {
+  std::size_t length;
+  // What the call returned: a stretch past the page that holds the end of the file fails with
+  // EFAULT, as a store there would raise SIGBUS.
+  int result;
+};
+
+std::vector<populate_call>& populate_calls() {
+  static std::vector<populate_call> calls;
+  return calls;
+}
+
+// Notes each MADV_POPULATE_WRITE and what it returned.
+class populate_log {
+ public:
+  explicit populate_log(int (*madvise)(void*, std::size_t, int) = real_madvise) {
+    populate_calls().clear();
+    mapout::detail::sys().madvise = madvise;
+  }
+  populate_log(const populate_log&) = delete;
+  populate_log& operator=(const populate_log&) = delete;
+  ~populate_log() { mapout::detail::sys() = mapout::detail::real_system_calls(); }
+
+  static int real_madvise(void* address, std::size_t length, int advice) {
+    const int result = mapout::detail::real_system_calls().madvise(address, length, advice);
+    note(length, advice, result);
+    return result;
+  }
+  static int refuse(void*, std::size_t length, int advice) {
+    note(length, advice, -1);
+    errno = EINVAL;  // a kernel older than 5.14
+    return -1;
+  }
+
+ private:
+  static void note(std::size_t length, int advice, int result) {
+    if (advice == MADV_POPULATE_WRITE) populate_calls().push_back({length, result});
+  }
+};
+
+std::string pattern_of(std::size_t size) {
+  std::string text(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>('a' + i * 7 % 26);
+  return text;
+}
+
+// Writes `text` in 100-byte pieces through a mapped mapout::ostream with a 4 MiB reservation, so
+// that the mapping also moves along the file.
+void write_in_pieces(const std::filesystem::path& path, const std::string& text) {
+  mapout::ostream out(path, std::ios::out, mapped(std::size_t{4} << 20));
+  ASSERT_TRUE(out.is_open()) << out.rdbuf()->error_message();
+  for (std::size_t at = 0; at < text.size(); at += 100) {
+    out.write(text.data() + at,
+              static_cast<std::streamsize>(std::min<std::size_t>(100, text.size() - at)));
+  }
+  out.close();
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+}
+
+TEST(Populate, MappedPopulatesAheadInBoundedStepsWithinTheFile) {
+  temp_dir dir;
+  const std::string text = pattern_of((std::size_t{10} << 20) + 12345);
+  {
+    const populate_log log;
+    write_in_pieces(dir / "out", text);
+  }
+  // One call per stretch, not one per page: 10 MiB in 1 MiB steps, plus the short stretches
+  // while the file's extent is still small and at each move of the mapping.
+  ASSERT_GE(populate_calls().size(), 10u);
+  EXPECT_LE(populate_calls().size(), 40u);
+  for (const populate_call& call : populate_calls()) {
+    EXPECT_LE(call.length, std::size_t{1} << 20);
+    EXPECT_EQ(call.result, 0);
+  }
+  EXPECT_EQ(read_file(dir / "out"), text);
+}
+
+TEST(Populate, MappedWritesOnWithPageFaultsWhenPopulatingIsRefused) {
+  temp_dir dir;
+  const std::string text = pattern_of((std::size_t{6} << 20) + 777);
+  {
+    const populate_log log(populate_log::refuse);
+    write_in_pieces(dir / "out", text);
+  }
+  EXPECT_EQ(populate_calls().size(), 1u);  // asked once, then never again for this file
+  EXPECT_EQ(read_file(dir / "out"), text);
+}
+
+}  // namespace
