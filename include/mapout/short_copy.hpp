@@ -7,30 +7,31 @@
 
 namespace mapout::detail {
 
+// Copies `size` bytes, sizeof(Word) <= size <= 2 * sizeof(Word), as two words that overlap in
+// the middle: two loads and two stores whatever the size. Fixed-size memcpy compiles to one move.
+template <typename Word>
+inline void copy_overlapping(char* to, const char* from, std::size_t size) noexcept {
+  Word head;
+  Word tail;
+  std::memcpy(&head, from, sizeof(Word));
+  std::memcpy(&tail, from + size - sizeof(Word), sizeof(Word));
+  std::memcpy(to, &head, sizeof(Word));
+  std::memcpy(to + size - sizeof(Word), &tail, sizeof(Word));
+}
+
 // Copies `size` bytes from `from` to `to` (no overlap). A preprocessor's tokens are mostly 1 to 16
 // bytes (63 % are a single byte in the headers under /usr/include); for those a call to memcpy
 // costs more than the copy: on the perf corpus memcpy ran 6.2-9 ns per token, this 3.8-5.4 ns.
-// Each size class is two overlapping loads and stores of the widest fitting type, as memcpy's
-// own short-size code does, but inline; fixed-size memcpy compiles to a single move.
+// Each size class is what memcpy's own short-size code does, but inline.
 inline void copy_short(char* to, const char* from, std::size_t size) noexcept {
   if (size >= 8) {
     if (size > 16) {
       std::memcpy(to, from, size);
       return;
     }
-    std::uint64_t head;
-    std::uint64_t tail;
-    std::memcpy(&head, from, 8);
-    std::memcpy(&tail, from + size - 8, 8);
-    std::memcpy(to, &head, 8);
-    std::memcpy(to + size - 8, &tail, 8);
+    copy_overlapping<std::uint64_t>(to, from, size);
   } else if (size >= 4) {
-    std::uint32_t head;
-    std::uint32_t tail;
-    std::memcpy(&head, from, 4);
-    std::memcpy(&tail, from + size - 4, 4);
-    std::memcpy(to, &head, 4);
-    std::memcpy(to + size - 4, &tail, 4);
+    copy_overlapping<std::uint32_t>(to, from, size);
   } else if (size > 0) {
     // 1, 2 or 3 bytes: first, middle and last cover each.
     const char first = from[0];
