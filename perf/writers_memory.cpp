@@ -1,8 +1,8 @@
 // The ceiling: the same bytes stored into memory that is already faulted in, with no file behind,
 // each piece copied the fastest way we have (mapout's inline short copy), so that no writer into a
 // file can pass it.
-#include <mapout/short_copy.hpp>
 #include <sys/mman.h>
+#include <mapout/short_copy.hpp>
 
 #include <cstring>
 
