@@ -15,15 +15,12 @@ failure buffered_backend::create(int fd, std::size_t capacity, bool write_on_syn
                                  std::unique_ptr<backend>& out) noexcept {
   if (capacity == 0) capacity = 1;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[capacity]);
-  if (!buffer) {
-    sys().close(fd);
-    return {std::make_error_code(std::errc::not_enough_memory), "allocate buffer"};
+  std::unique_ptr<backend> file;
+  if (buffer) {
+    file.reset(new (std::nothrow) buffered_backend(fd, std::move(buffer), capacity, write_on_sync));
   }
-  out.reset(new (std::nothrow) buffered_backend(fd, std::move(buffer), capacity, write_on_sync));
-  if (!out) {
-    sys().close(fd);
-    return {std::make_error_code(std::errc::not_enough_memory), "allocate buffer"};
-  }
+  if (!file) return {std::make_error_code(std::errc::not_enough_memory), "allocate buffer"};
+  out = std::move(file);
   return {};
 }
 

@@ -12,7 +12,8 @@ namespace mapout::detail {
 // the buffer is written out, and append mode lets the kernel put every write at the end.
 class buffered_backend final : public backend {
  public:
-  // Takes ownership of fd. `write_on_sync`: sync() writes the buffer out, as std::filebuf does; a
+  // Takes ownership of fd when it succeeds; on failure the descriptor stays the caller's, as with
+  // mapped_backend::create. `write_on_sync`: sync() writes the buffer out, as std::filebuf does; a
   // reader at the other end of a pipe or terminal waits for it. For a regular file, sync() costs
   // nothing, as on the mapping, and publish() is the call that writes. Fails only when the buffer
   // cannot be allocated.

@@ -100,10 +100,10 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
   if (detail::sys().fstat(fd, &st) != 0) return closing(fd, detail::errno_failure("fstat"));
   const detail::target_kind kind =
       want_map && readable ? detail::kind_of(fd) : detail::target_kind::unmappable;
-  if (opts.strategy == strategy::mapped && kind == detail::target_kind::unmappable) {
-    return closing(fd, error_of(std::errc::no_such_device, "map"));
-  }
   if (opts.strategy == strategy::mapped) {
+    if (kind == detail::target_kind::unmappable) {
+      return closing(fd, error_of(std::errc::no_such_device, "map"));
+    }
     const auto size = static_cast<std::uint64_t>(st.st_size);
     failure why = detail::mapped_backend::create(fd, size, flags.at_end ? size : 0, opts, out);
     return why ? closing(fd, why) : why;
@@ -114,7 +114,8 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
   }
   // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
   const bool write_on_sync = !S_ISREG(st.st_mode) || flags.append;
-  return detail::buffered_backend::create(fd, opts.buffer_size, write_on_sync, out);
+  failure why = detail::buffered_backend::create(fd, opts.buffer_size, write_on_sync, out);
+  return why ? closing(fd, why) : why;
 }
 
 }  // namespace

@@ -155,14 +155,16 @@ class ostream final : public std::ostream {
   // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base
   // reference). Each is read here rather than cached: base-class members change them unseen.
   // The tests are or-ed into one word, so the inline path takes one branch for all of them;
-  // `extra_flags` adds the flags that formatted output must also find clear.
-  bool sentry_is_noop(fmtflags extra_flags = fmtflags{}, std::streamsize width = 0) const noexcept {
+  // `extra_flags` adds the flags that formatted output must also find clear, and formatted output
+  // passes width() as `field_width`.
+  bool sentry_is_noop(fmtflags extra_flags = fmtflags{},
+                      std::streamsize field_width = 0) const noexcept {
     const auto tie_bits = reinterpret_cast<std::uintptr_t>(tie());
     const auto other_buffer = reinterpret_cast<std::uintptr_t>(std::ios::rdbuf()) ^
                               reinterpret_cast<std::uintptr_t>(&buf_);
     return (static_cast<std::uintptr_t>(rdstate()) |
             static_cast<std::uintptr_t>(flags() & (unitbuf | extra_flags)) |
-            static_cast<std::uintptr_t>(width) | tie_bits | other_buffer) == 0;
+            static_cast<std::uintptr_t>(field_width) | tie_bits | other_buffer) == 0;
   }
   // ... and formatted output pads nothing.
   bool unpadded() const noexcept { return sentry_is_noop(fmtflags{}, width()); }
