@@ -17,10 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "failure_of.hpp"
 #include "sys.hpp"
 #include "temp_dir.hpp"
 
 namespace io = boost::iostreams;
+using mapout::test::failure_of;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -115,18 +117,6 @@ class full_disk {
   full_disk& operator=(const full_disk&) = delete;
   ~full_disk() { mapout::detail::sys() = mapout::detail::real_system_calls(); }
 };
-
-// The what() of the failure `write` throws, or "" when it throws none.
-template <class Write>
-std::string failure_of(Write&& write, std::error_code& code) {
-  try {
-    write();
-  } catch (const std::ios_base::failure& e) {
-    code = e.code();
-    return e.what();
-  }
-  return "";
-}
 
 TEST(BoostSink, RandomWritesMatchOfstreamForEveryBufferAndStrategy) {
   temp_dir dir;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,14 +19,16 @@
 
 namespace {
 
-using mapout::test::buffered;
 using mapout::test::mapped;
+using mapout::test::page_size;
 using mapout::test::read_file;
+using mapout::test::strategies;
+using mapout::test::strategy_case;
 using mapout::test::system_call_log;
 using mapout::test::temp_dir;
 using mapout::test::write_file;
 
-const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+const std::size_t page = page_size();
 
 // Bytes that differ from one offset to the next and from zero, so that a byte written at the
 // wrong place or lost shows.
@@ -192,15 +193,6 @@ TEST(Boundary, TinyReservationPatchesTheStartAfterTensOfMebibytes) {
 TEST(Boundary, TinyReservationTakesEveryByteThroughPut) {
   temp_dir dir;
   put_each_byte(dir / "out", pattern((std::size_t{4} << 20) + 1), mapped(3 * page));
-}
-
-struct strategy_case {
-  const char* name;
-  mapout::options opts;
-};
-
-std::vector<strategy_case> strategies() {
-  return {{"mapped", mapped()}, {"one page", mapped(page)}, {"buffered", buffered()}};
 }
 
 std::uintmax_t size_on_disk(const std::filesystem::path& path) {

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <memory>
 #include <random>
@@ -99,7 +98,7 @@ void write_thread_output(Stream& out, unsigned seed) {
 
 TEST(Concurrency, ThreadsEachWithItsOwnStream) {
   temp_dir dir;
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t page = mapout::test::page_size();
   constexpr int thread_count = 8;
   std::vector<std::thread> threads;
   std::vector<std::string> errors(thread_count);

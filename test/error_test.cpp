@@ -19,11 +19,13 @@
 #include <system_error>
 
 #include "child_process.hpp"
+#include "failure_of.hpp"
 #include "mapout/ostream.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::failure_of;
 using mapout::test::read_file;
 using mapout::test::run_in_child;
 using mapout::test::temp_dir;
@@ -189,6 +191,19 @@ TEST(Error, ReadOnlyFileSystem) {
   EXPECT_EQ(child.report, "");
 }
 
+// `call`, on a stream closed already, must throw a failure naming `operation` and `path`, with
+// EBADF as its code.
+template <class Call>
+void expect_not_open_failure(Call&& call, const char* operation,
+                             const std::filesystem::path& path) {
+  std::error_code code;
+  const std::string what = failure_of(call, code);
+  EXPECT_FALSE(what.empty()) << "no exception";
+  EXPECT_NE(what.find(operation), std::string::npos) << what;
+  EXPECT_NE(what.find(quoted(path)), std::string::npos) << what;
+  EXPECT_EQ(code, std::errc::bad_file_descriptor);
+}
+
 TEST(Error, WritingAfterCloseSetsBadbit) {
   temp_dir dir;
   const auto path = dir / "out";
@@ -208,15 +223,7 @@ TEST(Error, WritingAfterCloseSetsBadbit) {
 
   out.clear();
   out.exceptions(std::ios_base::badbit);
-  try {
-    out << "lost";
-    ADD_FAILURE() << "no exception";
-  } catch (const std::ios_base::failure& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("write"), std::string::npos) << what;
-    EXPECT_NE(what.find(quoted(path)), std::string::npos) << what;
-    EXPECT_EQ(e.code(), std::errc::bad_file_descriptor);
-  }
+  expect_not_open_failure([&] { out << "lost"; }, "write", path);
   EXPECT_EQ(read_file(path), "kept\n");
 }
 
@@ -236,15 +243,7 @@ TEST(Error, ClosingTwiceSetsFailbit) {
 
   out.clear();
   out.exceptions(std::ios_base::failbit);
-  try {
-    out.close();
-    ADD_FAILURE() << "no exception";
-  } catch (const std::ios_base::failure& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("close"), std::string::npos) << what;
-    EXPECT_NE(what.find(quoted(path)), std::string::npos) << what;
-    EXPECT_EQ(e.code(), std::errc::bad_file_descriptor);
-  }
+  expect_not_open_failure([&] { out.close(); }, "close", path);
   EXPECT_EQ(read_file(path), "kept\n");
 }
 

@@ -478,47 +478,41 @@ scenario_result run_fresh_process(const std::string& scenario) {
   return result;
 }
 
-TEST(ForeignSigbus, DefaultActionStillKills) {
-  const scenario_result r = run_fresh_process("default-fault");
-  EXPECT_EQ(r.ready, "ready");
-  ASSERT_TRUE(WIFSIGNALED(r.status)) << "exit status " << WEXITSTATUS(r.status);
-  EXPECT_EQ(WTERMSIG(r.status), SIGBUS);
-}
-
-TEST(ForeignSigbus, IgnoredSentSignalIsIgnored) {
-  const scenario_result r = run_fresh_process("ignore-kill");
-  EXPECT_EQ(r.ready, "ready");
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-}
-
-// A fault cannot be ignored: the kernel kills for it, and so must the chained handler.
-TEST(ForeignSigbus, IgnoredFaultStillKills) {
-  const scenario_result r = run_fresh_process("ignore-fault");
-  EXPECT_EQ(r.ready, "ready");
-  ASSERT_TRUE(WIFSIGNALED(r.status)) << "exit status " << WEXITSTATUS(r.status);
-  EXPECT_EQ(WTERMSIG(r.status), SIGBUS);
-}
-
-TEST(ForeignSigbus, PreviousSiginfoHandlerGetsTheFaultAddress) {
-  const scenario_result r = run_fresh_process("siginfo-fault");
-  EXPECT_EQ(r.ready, "ready");
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-}
-
-TEST(ForeignSigbus, PreviousPlainHandlerGetsASentSignal) {
-  const scenario_result r = run_fresh_process("plain-kill");
-  EXPECT_EQ(r.ready, "ready");
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-}
-
+// Runs `scenario` in a fresh process, which must get ready and then die of SIGBUS.
 void expect_death_by_sigbus(const std::string& scenario) {
   const scenario_result r = run_fresh_process(scenario);
   EXPECT_EQ(r.ready, "ready");
   ASSERT_TRUE(WIFSIGNALED(r.status)) << "exit status " << WEXITSTATUS(r.status);
   EXPECT_EQ(WTERMSIG(r.status), SIGBUS);
+}
+
+// Runs `scenario` in a fresh process, which must get ready and then exit with status 0.
+void expect_clean_exit(const std::string& scenario) {
+  const scenario_result r = run_fresh_process(scenario);
+  EXPECT_EQ(r.ready, "ready");
+  ASSERT_TRUE(WIFEXITED(r.status)) << "killed by signal " << WTERMSIG(r.status);
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+}
+
+TEST(ForeignSigbus, DefaultActionStillKills) {
+  expect_death_by_sigbus("default-fault");
+}
+
+TEST(ForeignSigbus, IgnoredSentSignalIsIgnored) {
+  expect_clean_exit("ignore-kill");
+}
+
+// A fault cannot be ignored: the kernel kills for it, and so must the chained handler.
+TEST(ForeignSigbus, IgnoredFaultStillKills) {
+  expect_death_by_sigbus("ignore-fault");
+}
+
+TEST(ForeignSigbus, PreviousSiginfoHandlerGetsTheFaultAddress) {
+  expect_clean_exit("siginfo-fault");
+}
+
+TEST(ForeignSigbus, PreviousPlainHandlerGetsASentSignal) {
+  expect_clean_exit("plain-kill");
 }
 
 // ---- Faults nothing can serve: the process dies as it would without mapout.

@@ -2,12 +2,9 @@
 // reopening, for mapout::ostream and mapout::streambuf. Bytes must always reach the right file.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <ostream>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
@@ -16,21 +13,14 @@
 
 namespace {
 
-using mapout::test::buffered;
 using mapout::test::mapped;
+using mapout::test::page_size;
 using mapout::test::read_file;
+using mapout::test::strategies;
+using mapout::test::strategy_case;
 using mapout::test::temp_dir;
 
-const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-
-struct strategy_case {
-  const char* name;
-  mapout::options opts;
-};
-
-std::vector<strategy_case> strategies() {
-  return {{"mapped", mapped()}, {"one page", mapped(page)}, {"buffered", buffered()}};
-}
+const std::size_t page = page_size();
 
 // More than a page and a buffer, so that a move or swap happens with the window in mid-file.
 std::string block(char c) {

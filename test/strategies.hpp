@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "mapout/options.hpp"
 
@@ -27,6 +28,18 @@ inline options buffered(std::size_t buffer_size = options{}.buffer_size) {
   opts.strategy = strategy::buffered;
   opts.buffer_size = buffer_size;
   return opts;
+}
+
+// A named configuration, for the tests that run once per strategy.
+struct strategy_case {
+  const char* name;
+  options opts;
+};
+
+// The mapping with the default reservation and with one page (the window moves at every page),
+// and the buffer.
+inline std::vector<strategy_case> strategies() {
+  return {{"mapped", mapped()}, {"one page", mapped(page_size())}, {"buffered", buffered()}};
 }
 
 }  // namespace mapout::test

@@ -5,18 +5,19 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
+#include <system_error>
 
 #include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::read_file;
+using mapout::test::temp_dir;
 using mapout::test::tmpfs_magic;
 
 // A fresh directory under /dev/shm, removed with its files at the end of the test.
@@ -45,11 +46,6 @@ class shm_dir {
   std::string path_;
 };
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 TEST(Strategy, AutomaticWritesTmpfsThroughTheBuffer) {
   shm_dir dir;
   if (!dir.is_tmpfs()) GTEST_SKIP() << "/dev/shm is not a tmpfs here";
@@ -61,7 +57,7 @@ TEST(Strategy, AutomaticWritesTmpfsThroughTheBuffer) {
   out << text;
   out.close();
   ASSERT_TRUE(out) << out.rdbuf()->error_message();
-  EXPECT_EQ(read_all(path), text);
+  EXPECT_EQ(read_file(path), text);
 }
 
 TEST(Strategy, MappedIsStillHonouredOnTmpfs) {
@@ -76,17 +72,15 @@ TEST(Strategy, MappedIsStillHonouredOnTmpfs) {
   out << "mapped on tmpfs\n";
   out.close();
   ASSERT_TRUE(out) << out.rdbuf()->error_message();
-  EXPECT_EQ(read_all(path), "mapped on tmpfs\n");
+  EXPECT_EQ(read_file(path), "mapped on tmpfs\n");
 }
 
 // A file that fits in the first buffer is never mapped; one that outgrows it is mapped from where
 // the stream stands, and seeks reach back into what write(2) wrote before.
 TEST(Strategy, AutomaticMapsAFileOnceItOutgrowsTheFirstBuffer) {
-  const std::string dir = std::filesystem::temp_directory_path() / "mapout-strategy-XXXXXX";
-  std::string pattern = dir;
-  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  temp_dir dir;
   const mapout::test::on_unmeasured_file_system unmeasured;
-  const std::string path = pattern + "/out";
+  const auto path = dir / "out";
   mapout::options opts;
   opts.buffer_size = 4096;
   mapout::ostream out(path, std::ios::out, opts);
@@ -107,29 +101,23 @@ TEST(Strategy, AutomaticMapsAFileOnceItOutgrowsTheFirstBuffer) {
   expected.replace(20, 12, "mapped patch");
   out.close();
   ASSERT_TRUE(out) << out.rdbuf()->error_message();
-  EXPECT_EQ(read_all(path), expected);
-  std::filesystem::remove_all(pattern);
+  EXPECT_EQ(read_file(path), expected);
 }
 
 // ext4 is told apart by its type alone, wherever the test runs.
 TEST(Strategy, AutomaticKeepsTheBufferOnExt4) {
-  const std::string dir = std::filesystem::temp_directory_path() / "mapout-strategy-XXXXXX";
-  std::string pattern = dir;
-  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-  const std::string path = pattern + "/out";
-  {
-    const mapout::test::file_system_type<mapout::test::ext4_magic> ext4;
-    mapout::options opts;
-    opts.buffer_size = 4096;
-    mapout::ostream out(path, std::ios::out, opts);
-    const std::string text(3 * opts.buffer_size + 1, 'e');
-    out << text;
-    EXPECT_FALSE(out.rdbuf()->file().is_mapped());
-    out.close();
-    ASSERT_TRUE(out) << out.rdbuf()->error_message();
-    EXPECT_EQ(read_all(path), text);
-  }
-  std::filesystem::remove_all(pattern);
+  temp_dir dir;
+  const mapout::test::file_system_type<mapout::test::ext4_magic> ext4;
+  const auto path = dir / "out";
+  mapout::options opts;
+  opts.buffer_size = 4096;
+  mapout::ostream out(path, std::ios::out, opts);
+  const std::string text(3 * opts.buffer_size + 1, 'e');
+  out << text;
+  EXPECT_FALSE(out.rdbuf()->file().is_mapped());
+  out.close();
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+  EXPECT_EQ(read_file(path), text);
 }
 
 }  // namespace
