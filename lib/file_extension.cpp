@@ -1,19 +1,11 @@
-// Extending with fallocate rather than ftruncate. perf/extend_cost writes 256 MiB and 1 GiB in
-// 20-80 byte chunks through a mapping extended ahead in doubling steps (1 MiB to 64 MiB); medians
-// of 7 interleaved rounds, in GB/s of process CPU time (the machine was shared: wall time swung
-// threefold between sessions, the order of the variants did not):
-//                    ftruncate  fallocate  ftruncate + MADV_POPULATE_WRITE
-//   ext4,  256 MiB   0.79       0.84       0.53
-//   ext4,  1 GiB     0.66       0.70       0.62
-//   tmpfs, 256 MiB   0.54       0.54       0.47
-//   tmpfs, 1 GiB     0.58       0.60       0.59
-// fallocate costs nothing measurable against ftruncate, and it is the one that turns a full disk
-// into ENOSPC from the extension instead of a SIGBUS from a store into a hole. Populating catches
-// the same failures but reports them as EFAULT (the errno is lost), touches every page up front,
-// and was the slowest.
+// Extending with fallocate rather than ftruncate: it costs nothing measurable more and turns a
+// full disk into ENOSPC from the extension instead of a SIGBUS from a store into a hole
+// (docs/decisions.md, "fallocate").
 #include "file_extension.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 
@@ -22,16 +14,34 @@
 namespace mapout::detail {
 namespace {
 
-extension_result grow(int fd, std::uint64_t extent, std::uint64_t target) noexcept {
+// The file's size now: a failed fallocate may have grown it part of the way.
+std::uint64_t size_of(int fd, std::uint64_t otherwise) noexcept {
+  struct stat st;
+  return sys().fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : otherwise;
+}
+
+extension_result grow(int fd, std::uint64_t extent, std::uint64_t from,
+                      std::uint64_t target) noexcept {
+  if (from > extent) {
+    if (sys().ftruncate(fd, static_cast<off_t>(from)) != 0) {
+      return {errno, "ftruncate", size_of(fd, extent)};
+    }
+    extent = from;
+  }
+  if (target <= extent) return {0, nullptr, extent};
   if (sys().fallocate(fd, 0, static_cast<off_t>(extent), static_cast<off_t>(target - extent)) ==
       0) {
     return {0, nullptr, target};
   }
   // Without fallocate (some file systems, or ENOSYS under old kernels and seccomp filters), a
   // hole is the best there is: the full disk then shows at the store, caught only by the guard.
-  if (errno != EOPNOTSUPP && errno != ENOSYS) return {errno, "fallocate", 0};
+  if (errno != EOPNOTSUPP && errno != ENOSYS) {
+    const int error = errno;
+    return {error, "fallocate", size_of(fd, extent)};
+  }
   if (sys().ftruncate(fd, static_cast<off_t>(target)) == 0) return {0, nullptr, target};
-  return {errno, "ftruncate", 0};
+  const int error = errno;
+  return {error, "ftruncate", size_of(fd, extent)};
 }
 
 bool out_of_room(int error) noexcept {
@@ -40,12 +50,24 @@ bool out_of_room(int error) noexcept {
 
 }  // namespace
 
-extension_result extend_file(int fd, std::uint64_t extent, std::uint64_t minimal,
-                             std::uint64_t target) noexcept {
+extension_result extend_file(int fd, const extension_request& request) noexcept {
   const int saved_errno = errno;
-  extension_result result = grow(fd, extent, target);
-  if (result.error != 0 && out_of_room(result.error) && minimal < target) {
-    result = grow(fd, extent, minimal);
+  const std::uint64_t from = request.from < request.extent ? request.extent : request.from;
+  extension_result result = grow(fd, request.extent, from, request.target);
+  if (result.error != 0 && out_of_room(result.error) && request.minimal < request.target) {
+    result = grow(fd, result.extent, from, request.minimal);
+  }
+  if (result.error != 0 && request.whole_pages && result.extent > request.extent &&
+      sys().ftruncate(fd, static_cast<off_t>(request.extent)) == 0) {
+    result.extent = request.extent;
+  }
+  rlimit limit;
+  if (result.error == EFBIG && !request.whole_pages && getrlimit(RLIMIT_FSIZE, &limit) == 0 &&
+      limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur > result.extent &&
+      limit.rlim_cur < request.minimal) {
+    const extension_result fits = grow(fd, result.extent, from, limit.rlim_cur);
+    // The bytes up to the limit can be written; the call that needs more fails with EFBIG.
+    if (fits.error == 0) result.extent = fits.extent;
   }
   errno = saved_errno;
   return result;

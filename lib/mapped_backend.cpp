@@ -2,6 +2,7 @@
 // or by the SIGBUS handler when they pass its end.
 #include "mapped_backend.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,6 +39,12 @@ std::uint64_t page_ceiling(std::uint64_t offset) noexcept {
 
 constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
 
+const failure blocked_sigbus = {std::make_error_code(std::errc::invalid_argument),
+                                "map (SIGBUS is blocked in this thread)"};
+
+// A page of zeros, to compare what lies past this writer's bytes against.
+const char zero_page[4096] = {};
+
 // How far ahead of the stores the mapping is populated, with one MADV_POPULATE_WRITE. A page that
 // a store faults in costs a trip into a cold kernel per page; populating a stretch costs one.
 // 256 MiB of header tokens through a mapping on ext4 (scratch program, medians of 5): faulting
@@ -51,11 +58,19 @@ constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
 failure mapped_backend::create(int fd, std::uint64_t size, std::uint64_t position,
                                const options& opts, std::unique_ptr<backend>& out) noexcept {
   const bool extends_on_fault = opts.extension == extension::on_sigbus;
+  const bool guarded = extends_on_fault || opts.guard_truncation;
+  if (guarded && sigbus_blocked()) return blocked_sigbus;
   std::unique_ptr<mapped_backend> file(
       new (std::nothrow) mapped_backend(fd, size, whole_pages(opts.reserve), extends_on_fault));
   if (!file) return {std::make_error_code(std::errc::not_enough_memory), "allocate"};
+  // A shared lock that every mapped writer of the file holds, so that a close can tell whether
+  // another one still writes (cut_extension). Where locks are refused, a close cuts as if alone.
+  struct flock shared = {};
+  shared.l_type = F_RDLCK;
+  shared.l_whence = SEEK_SET;
+  sys().lock(fd, F_OFD_SETLK, &shared);
   failure why;
-  if (extends_on_fault || opts.guard_truncation) why = file->guard_.arm(fd, size, extends_on_fault);
+  if (guarded) why = file->guard_.arm(fd, size, extends_on_fault);
   if (!why) why = file->map_at(position);
   if (why) {
     file->fd_ = -1;
@@ -73,7 +88,8 @@ mapped_backend::mapped_backend(int fd, std::uint64_t size, std::size_t reserve,
       extent_(size),
       high_water_(size),
       extends_on_fault_(extends_on_fault),
-      populates_(!extends_on_fault) {}
+      populates_(!extends_on_fault),
+      owner_(::getpid()) {}
 
 mapped_backend::~mapped_backend() {
   guard_.uncover();
@@ -97,6 +113,7 @@ failure mapped_backend::unmap() noexcept {
 }
 
 failure mapped_backend::map_at(std::uint64_t position) noexcept {
+  if (guard_.armed() && sigbus_blocked()) return fail(blocked_sigbus);
   if (failure why = unmap()) return why;
   const std::uint64_t offset = position - position % page_size();
   void* const map = sys().mmap(nullptr, reserve_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
@@ -130,6 +147,77 @@ failure mapped_backend::cut_to(std::uint64_t size) noexcept {
   return {};
 }
 
+void mapped_backend::set_extent(std::uint64_t extent) noexcept {
+  extent_ = extent;
+  guard_.set_extent(extent);
+}
+
+failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept {
+  struct stat st;
+  if (sys().fstat(fd_, &st) != 0) return fail("fstat");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size <= end || ::getpid() != owner_ || shared_with_another_writer()) return {};
+  const std::uint64_t keep = keep_bytes_past_end ? end_of_data(end, size) : end;
+  return keep < size ? cut_to(keep) : failure{};
+}
+
+bool mapped_backend::shared_with_another_writer() const noexcept {
+  struct flock probe = {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  return sys().lock(fd_, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+}
+
+std::uint64_t mapped_backend::end_of_data(std::uint64_t from, std::uint64_t to) const noexcept {
+  std::uint64_t end = from;
+  for (std::uint64_t offset = from; offset < to;) {
+    off_t data = sys().lseek(fd_, static_cast<off_t>(offset), SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;
+    if (data < 0) data = static_cast<off_t>(offset);  // no SEEK_DATA: every byte is data
+    if (static_cast<std::uint64_t>(data) >= to) break;
+    const off_t hole = sys().lseek(fd_, data, SEEK_HOLE);
+    const std::uint64_t stop = hole < 0 ? to : std::min(static_cast<std::uint64_t>(hole), to);
+    end = std::max(end, end_of_nonzero(static_cast<std::uint64_t>(data), stop));
+    offset = stop;
+  }
+  return end;
+}
+
+std::uint64_t mapped_backend::end_of_nonzero(std::uint64_t begin,
+                                             std::uint64_t end) const noexcept {
+  char chunk[sizeof zero_page];
+  while (end > begin) {
+    const std::size_t size =
+        static_cast<std::size_t>(std::min<std::uint64_t>(end - begin, sizeof chunk));
+    const std::uint64_t start = end - size;
+    // Read through the descriptor, not the mapping: after a failed store part of the mapping is
+    // scratch memory, not the file.
+    if (sys().pread(fd_, chunk, size, static_cast<off_t>(start)) != static_cast<ssize_t>(size)) {
+      return end;  // unreadable: keep it
+    }
+    if (std::memcmp(chunk, zero_page, size) != 0) {
+      std::size_t last = size;
+      while (chunk[last - 1] == 0) --last;
+      return start + last;
+    }
+    end = start;
+  }
+  return begin;
+}
+
+std::size_t mapped_backend::salvage(std::uint64_t from, std::uint64_t to) noexcept {
+  to = std::min(to, map_offset_ + reserve_);
+  if (!map_ || from < map_offset_ || to <= from) return 0;
+  std::size_t written = 0;
+  while (from + written < to) {
+    const ssize_t done = sys().pwrite(fd_, map_ + (from + written - map_offset_),
+                                      to - from - written, static_cast<off_t>(from + written));
+    if (done <= 0) break;
+    written += static_cast<std::size_t>(done);
+  }
+  return written;
+}
+
 void mapped_backend::populate(std::uint64_t position, std::uint64_t needed) noexcept {
   if (position < populated_begin_ || position > populated_end_) {
     populated_begin_ = populated_end_ = page_floor(position);
@@ -158,9 +246,15 @@ void mapped_backend::point_window_at(std::uint64_t position) noexcept {
     return;
   }
   char* const begin = map_ + (position - map_offset_);
-  // In on_sigbus mode the stores past the file's end are what extends it.
-  std::uint64_t limit = extends_on_fault_ ? map_end : std::min(extent_, map_end);
-  if (populates_) {
+  std::uint64_t limit = std::min(extent_, map_end);
+  if (extends_on_fault_) {
+    // The stores past the file's end are what extends it, but only whole pages past it fault:
+    // the rest of the page that holds an unaligned end takes stores silently, and the kernel
+    // zeroes it when the file grows. There the window ends at the end, and place() extends.
+    const std::uint64_t extent = guard_.extent();
+    const bool faults_past_end = extent % page_size() == 0 || position >= page_ceiling(extent);
+    limit = faults_past_end ? map_end : std::min(extent, map_end);
+  } else if (populates_) {
     const bool populated = position >= populated_begin_ && position < populated_end_;
     limit = populated ? std::min(limit, populated_end_) : position;
   }
@@ -175,22 +269,30 @@ failure mapped_backend::place(std::uint64_t position, std::size_t wanted) noexce
   const std::uint64_t map_end = map_offset_ + reserve_;
   const std::uint64_t needed =
       position + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), map_end - position);
-  if (!extends_on_fault_ && needed > extent_) {
-    const std::uint64_t extent = std::min(next_extent(extent_, needed), largest_offset);
-    if (needed > extent) {
-      errno = EFBIG;
-      return fail("ftruncate");
-    }
-    const std::uint64_t page_end = needed + (page_size() - needed % page_size()) % page_size();
-    const extension_result result = extend_file(fd_, extent_, std::min(page_end, extent), extent);
-    if (result.error != 0) {
-      return fail({std::error_code(result.error, std::system_category()), result.operation});
-    }
-    extent_ = result.extent;
-    guard_.set_extent(extent_);
+  const std::uint64_t extent = current_extent();
+  if (needed > extent && (!extends_on_fault_ || extent % page_size() != 0)) {
+    if (failure why = extend(position, needed)) return why;
   }
   if (populates_) populate(position, needed);
   point_window_at(position);
+  return {};
+}
+
+failure mapped_backend::extend(std::uint64_t position, std::uint64_t needed) noexcept {
+  const std::uint64_t extent = current_extent();
+  std::uint64_t target = std::min(next_extent(extent, needed), largest_offset);
+  if (needed > target) return fail({std::make_error_code(std::errc::file_too_large), "extend"});
+  std::uint64_t minimal = std::min(page_ceiling(needed), target);
+  // On the SIGBUS extension the file must end on a page boundary: see point_window_at.
+  if (extends_on_fault_) target = page_ceiling(target);
+  const extension_result result =
+      extend_file(fd_, {extent, page_floor(position), minimal, target, extends_on_fault_});
+  set_extent(result.extent);
+  // A partial extension (up to RLIMIT_FSIZE, or a fallocate that ran out of room on the way)
+  // still takes the bytes that fit; the call that needs more reports the failure.
+  if (result.error != 0 && result.extent <= position) {
+    return fail({std::error_code(result.error, std::system_category()), result.operation});
+  }
   return {};
 }
 
@@ -244,29 +346,27 @@ failure mapped_backend::sync(char* put) noexcept {
 failure mapped_backend::publish(char* put) noexcept {
   record(put);
   if (failure why = take_guard_failure()) return why;
-  if (current_extent() != high_water_) {
-    if (failure why = cut_to(high_water_)) return why;
-    point_window_at(window_offset_);
-  }
+  if (failure why = cut_extension(high_water_, true)) return why;
+  point_window_at(window_offset_);
   return {};
 }
 
 failure mapped_backend::close(char* put) noexcept {
   record(put);
   take_guard_failure();
+  std::uint64_t end = high_water_;
+  const bool lost_stores = guard_.failed_at() < end;
+  if (lost_stores) {
+    // The bytes from the page the handler could not serve on went to scratch memory. Past the
+    // file's end (a failed extension), write(2) takes what still fits of them; inside the file
+    // they are lost, and the file ends there.
+    end = guard_.failed_at();
+    if (guard_.failed_past_the_end()) end += salvage(end, high_water_);
+  }
   unmap();
   window_ = {};
-  std::uint64_t size = high_water_;
-  if (guard_.failed_at() < size) {
-    // The bytes from the page the handler could not serve on are lost: the file ends there, and
-    // a file another process truncated further is not grown back.
-    size = guard_.failed_at();
-    struct stat st;
-    if (sys().fstat(fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < size) {
-      size = static_cast<std::uint64_t>(st.st_size);
-    }
-  }
-  if (current_extent() != size) cut_to(size);
+  // After a lost store, the bytes past it that did reach the file are this writer's, not another's.
+  cut_extension(end, !lost_stores);
   return close_descriptor();
 }
 

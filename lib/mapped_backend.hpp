@@ -3,6 +3,8 @@
 // the file) and cut back to the largest offset written on close.
 #pragma once
 
+#include <sys/types.h>
+
 #include <memory>
 
 #include "backend.hpp"
@@ -47,8 +49,24 @@ class mapped_backend final : public backend {
   failure take_guard_failure() noexcept;
   // The extent the file has now: the handler's in on_sigbus mode, ours otherwise.
   std::uint64_t current_extent() const noexcept;
-  // Sets the file's size to `size` (publish, close).
+  // Makes the file grow so that the bytes up to `needed` fit, with blocks for them from the page
+  // that holds `position` on.
+  failure extend(std::uint64_t position, std::uint64_t needed) noexcept;
+  void set_extent(std::uint64_t extent) noexcept;
+  // Sets the file's size to `size`.
   failure cut_to(std::uint64_t size) noexcept;
+  // Cuts what the file holds past `end`, this writer's last byte, unless that could remove bytes
+  // it did not put there: another mapped writer has the file open (the last one to close cuts),
+  // or this is a forked child's copy of the stream. With `keep_bytes_past_end`, non-zero bytes
+  // anyone stored past `end` stay.
+  failure cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept;
+  bool shared_with_another_writer() const noexcept;
+  // The end of the last non-zero byte in [from, to), or `from`; holes are skipped unread.
+  std::uint64_t end_of_data(std::uint64_t from, std::uint64_t to) const noexcept;
+  std::uint64_t end_of_nonzero(std::uint64_t begin, std::uint64_t end) const noexcept;
+  // Writes [from, to) from the mapping (scratch memory after a failed extension) with pwrite(2),
+  // which writes every byte that fits. Returns how many it wrote.
+  std::size_t salvage(std::uint64_t from, std::uint64_t to) noexcept;
   // Populates the pages from the populated stretch's end on, so that the stores up to `needed`
   // (and a bounded step beyond) take no page fault.
   void populate(std::uint64_t position, std::uint64_t needed) noexcept;
@@ -66,6 +84,7 @@ class mapped_backend final : public backend {
   std::uint64_t populated_begin_ = 0;
   std::uint64_t populated_end_ = 0;
   bool populates_;
+  pid_t owner_;         // the process that opened the file: a forked child never cuts it
   sigbus_guard guard_;  // armed in on_sigbus mode and with guard_truncation
 };
 

@@ -8,6 +8,7 @@ namespace mapout {
 
 ostream::ostream() : std::ostream(nullptr) {
   init(&buf_);
+  buf_.owner_ = this;
   watch_locale_again();
 }
 
@@ -34,6 +35,7 @@ ostream::ostream(ostream&& other)
       classic_locale_(std::exchange(other.classic_locale_, false)),
       locale_watched_(std::exchange(other.locale_watched_, false)) {
   set_rdbuf(&buf_);
+  buf_.owner_ = this;
 }
 
 ostream& ostream::operator=(ostream&& other) {

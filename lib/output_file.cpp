@@ -100,7 +100,9 @@ failure open_backend(const char* path, std::ios_base::openmode mode, const optio
   if (detail::sys().fstat(fd, &st) != 0) return closing(fd, detail::errno_failure("fstat"));
   const detail::target_kind kind =
       want_map && readable ? detail::kind_of(fd) : detail::target_kind::unmappable;
-  if (opts.strategy == strategy::mapped) {
+  // Appending takes the buffer on every strategy: each write must land at the end, wherever
+  // other writers left it, and only O_APPEND's write(2) does that.
+  if (opts.strategy == strategy::mapped && !flags.append) {
     if (kind == detail::target_kind::unmappable) {
       return closing(fd, error_of(std::errc::no_such_device, "map"));
     }

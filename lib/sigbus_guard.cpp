@@ -13,6 +13,7 @@
 //   sigaction and raise. No allocation, no lock, errno saved and restored.
 #include "sigbus_guard.hpp"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -41,6 +42,7 @@ struct guard_entry {
   std::atomic<int> error{0};
   std::atomic<const char*> operation{nullptr};
   std::atomic<std::uint64_t> failed_at{0};
+  std::atomic<bool> past_the_end{false};
 };
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
@@ -87,14 +89,16 @@ guard_entry* claim() noexcept {
   }
 }
 
+// A sequence lock written with release stores and read with acquire loads, no fences: a reader
+// that sees any new field sees the odd count, and one that sees the new even count sees every
+// new field.
 void set_range(guard_entry& entry, std::uintptr_t begin, std::uintptr_t end,
                std::uint64_t offset) noexcept {
   const unsigned sequence = entry.sequence.load(std::memory_order_relaxed);
   entry.sequence.store(sequence + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  entry.begin.store(begin, std::memory_order_relaxed);
-  entry.end.store(end, std::memory_order_relaxed);
-  entry.offset.store(offset, std::memory_order_relaxed);
+  entry.begin.store(begin, std::memory_order_release);
+  entry.end.store(end, std::memory_order_release);
+  entry.offset.store(offset, std::memory_order_release);
   entry.sequence.store(sequence + 2, std::memory_order_release);
 }
 
@@ -106,10 +110,9 @@ guard_entry* find(std::uintptr_t address, std::uintptr_t& range_end,
     for (guard_entry& entry : current->entries) {
       const unsigned before = entry.sequence.load(std::memory_order_acquire);
       if (before & 1) continue;
-      const std::uintptr_t begin = entry.begin.load(std::memory_order_relaxed);
-      const std::uintptr_t end = entry.end.load(std::memory_order_relaxed);
-      const std::uint64_t base = entry.offset.load(std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_acquire);
+      const std::uintptr_t begin = entry.begin.load(std::memory_order_acquire);
+      const std::uintptr_t end = entry.end.load(std::memory_order_acquire);
+      const std::uint64_t base = entry.offset.load(std::memory_order_acquire);
       if (entry.sequence.load(std::memory_order_relaxed) != before) continue;
       if (address >= begin && address < end) {
         range_end = end;
@@ -125,6 +128,7 @@ struct outcome {
   enum { resumed, failed, not_ours } kind;
   int error = 0;
   const char* operation = nullptr;
+  bool past_the_end = false;  // an extension failed: nothing of the file was where the store went
 };
 
 // Makes the page at `page_offset` part of the file, or says why it cannot be.
@@ -140,10 +144,15 @@ outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
   // disk, or a copy-on-write file system out of room.
   if (page_offset < extent) return {outcome::failed, ENOSPC, "store"};
   if (!entry.extends.load(std::memory_order_relaxed)) return {outcome::not_ours};
+  // Whole pages only: the part of a page past the file's end takes stores without a fault, and
+  // the kernel zeroes it when the file grows.
   const std::uint64_t minimal = page_offset + page_bytes;
-  const extension_result result = extend_file(fd, extent, minimal, next_extent(extent, minimal));
-  if (result.error != 0) return {outcome::failed, result.error, result.operation};
+  const std::uint64_t target = next_extent(extent, minimal);
+  const extension_result result =
+      extend_file(fd, {extent, page_offset, minimal,
+                       target + (page_bytes - target % page_bytes) % page_bytes, true});
   entry.extent.store(result.extent, std::memory_order_release);
+  if (result.error != 0) return {outcome::failed, result.error, result.operation, true};
   return {outcome::resumed};
 }
 
@@ -151,9 +160,13 @@ outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
 // this mapping land there, and the owner finds the error at its next call.
 bool land_in_scratch(guard_entry& entry, std::uintptr_t page, std::uintptr_t range_end,
                      std::uint64_t page_offset) noexcept {
-  if (page_offset < entry.failed_at.load(std::memory_order_relaxed)) {
-    entry.failed_at.store(page_offset, std::memory_order_relaxed);
+  // Up to the scratch memory an earlier fault mapped, which holds stores already (a copy may
+  // store its last bytes first), and which every store above this page then lands in.
+  const std::uint64_t failed_at = entry.failed_at.load(std::memory_order_relaxed);
+  if (failed_at > page_offset && failed_at - page_offset < range_end - page) {
+    range_end = page + static_cast<std::uintptr_t>(failed_at - page_offset);
   }
+  if (page_offset < failed_at) entry.failed_at.store(page_offset, std::memory_order_relaxed);
   void* const scratch =
       sys().mmap(reinterpret_cast<void*>(page), range_end - page, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
@@ -173,6 +186,7 @@ bool serve(std::uintptr_t address) noexcept {
     if (result.kind == outcome::resumed) return true;
     if (result.kind == outcome::not_ours) return false;
     entry->operation.store(result.operation, std::memory_order_relaxed);
+    entry->past_the_end.store(result.past_the_end, std::memory_order_relaxed);
     entry->error.store(result.error, std::memory_order_release);
   }
   return land_in_scratch(*entry, page, range_end, page_offset);
@@ -240,6 +254,7 @@ failure sigbus_guard::arm(int fd, std::uint64_t extent, bool extends) noexcept {
   entry_->extent.store(extent, std::memory_order_relaxed);
   entry_->operation.store(nullptr, std::memory_order_relaxed);
   entry_->failed_at.store(nowhere, std::memory_order_relaxed);
+  entry_->past_the_end.store(false, std::memory_order_relaxed);
   entry_->error.store(0, std::memory_order_release);
   return {};
 }
@@ -272,6 +287,15 @@ failure sigbus_guard::failed() const noexcept {
 
 std::uint64_t sigbus_guard::failed_at() const noexcept {
   return entry_ ? entry_->failed_at.load(std::memory_order_relaxed) : nowhere;
+}
+
+bool sigbus_guard::failed_past_the_end() const noexcept {
+  return entry_ && entry_->past_the_end.load(std::memory_order_relaxed);
+}
+
+bool sigbus_blocked() noexcept {
+  sigset_t blocked;
+  return pthread_sigmask(SIG_BLOCK, nullptr, &blocked) == 0 && sigismember(&blocked, SIGBUS) == 1;
 }
 
 }  // namespace mapout::detail

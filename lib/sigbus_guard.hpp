@@ -48,9 +48,16 @@ class sigbus_guard {
   failure failed() const noexcept;
   // The file offset of the page that store was on: the bytes before it are in the file.
   std::uint64_t failed_at() const noexcept;
+  // True when that store was past the file's end (an extension failed), so the pages from
+  // failed_at() on hold nothing but the stores that landed in scratch memory.
+  bool failed_past_the_end() const noexcept;
 
  private:
   guard_entry* entry_ = nullptr;
 };
+
+// True when the calling thread blocks SIGBUS: the kernel then kills the process at a fault
+// instead of running the handler, so nothing that relies on the handler may map.
+bool sigbus_blocked() noexcept;
 
 }  // namespace mapout::detail

@@ -87,9 +87,9 @@ streambuf::int_type streambuf::overflow(int_type c) {
 }
 
 std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
-  // As std::streambuf::xsputn: a negative size writes nothing, and std::ostream::write then sets
-  // badbit.
-  if (size < 0) return 0;
+  // Nothing to write is no failure, even when closed, as for std::filebuf; a negative size writes
+  // nothing, and std::ostream::write then sets badbit.
+  if (size <= 0) return 0;
   if (store(data, static_cast<std::size_t>(size))) return size;
   if (!is_open()) throw_failure(std::make_error_code(std::errc::bad_file_descriptor));
   const std::error_code ec = file_.write(pptr(), data, static_cast<std::size_t>(size));
@@ -117,7 +117,14 @@ int streambuf::sync() {
   if (!is_open()) return 0;
   const std::error_code ec = file_.sync(pptr());
   take_window();
-  return ec ? -1 : 0;
+  if (!ec) return 0;
+  // std::ostream::flush turns -1 into a failure that names neither the call nor errno; thrown,
+  // this one reaches the caller instead. Never under unitbuf: the sentry's destructor syncs.
+  if (owner_ && (owner_->exceptions() & std::ios_base::badbit) &&
+      !(owner_->flags() & std::ios_base::unitbuf)) {
+    throw_failure(ec);
+  }
+  return -1;
 }
 
 }  // namespace mapout

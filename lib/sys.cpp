@@ -40,6 +40,15 @@ const system_calls real_calls = {
     [](int fd, const void* data, std::size_t size) {
       return retry_on_eintr([&] { return ::write(fd, data, size); });
     },
+    [](int fd, void* data, std::size_t size, off_t offset) {
+      return retry_on_eintr([&] { return ::pread(fd, data, size, offset); });
+    },
+    [](int fd, const void* data, std::size_t size, off_t offset) {
+      return retry_on_eintr([&] { return ::pwrite(fd, data, size, offset); });
+    },
+    [](int fd, int command, struct flock* lock) {
+      return retry_on_eintr([&] { return ::fcntl(fd, command, lock); });
+    },
     [](int fd, off_t offset, int whence) { return ::lseek(fd, offset, whence); },
     [](int fd) { return retry_on_eintr([&] { return ::fsync(fd); }); },
 };

@@ -2,6 +2,7 @@
 // test can replace any entry to make that call fail on purpose.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
@@ -24,6 +25,10 @@ struct system_calls {
   int (*munmap)(void* addr, std::size_t length);
   int (*madvise)(void* addr, std::size_t length, int advice);
   ssize_t (*write)(int fd, const void* data, std::size_t size);
+  ssize_t (*pread)(int fd, void* data, std::size_t size, off_t offset);
+  ssize_t (*pwrite)(int fd, const void* data, std::size_t size, off_t offset);
+  // fcntl(2) with a struct flock: F_OFD_SETLK and F_OFD_GETLK.
+  int (*lock)(int fd, int command, struct flock* lock);
   off_t (*lseek)(int fd, off_t offset, int whence);
   int (*fsync)(int fd);
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <vector>
@@ -34,8 +35,9 @@ class system_call_log {
       ++entries().mmaps;
       return detail::real_system_calls().mmap(addr, length, prot, flags, fd, offset);
     };
+    // SEEK_DATA and SEEK_HOLE only read where the file has data.
     calls.lseek = [](int fd, off_t offset, int whence) {
-      ++entries().lseeks;
+      if (whence == SEEK_SET || whence == SEEK_CUR || whence == SEEK_END) ++entries().lseeks;
       return detail::real_system_calls().lseek(fd, offset, whence);
     };
     calls.fsync = [](int fd) {

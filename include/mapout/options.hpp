@@ -27,22 +27,24 @@ enum class strategy {
 // How the mapped strategy grows the file under the mapping.
 enum class extension {
   // The window ends at the file's end, and the call that finds it used up extends the file ahead,
-  // by the file's own size (64 KiB at least, 64 MiB at most), with the blocks reserved (fallocate)
-  // so that a full
-  // disk is an error from that call, never a SIGBUS. Stores check nothing but the window's end.
+  // by the file's own size (64 KiB at least, 4 MiB at most), with the blocks reserved (fallocate)
+  // so that a full disk is an error from that call, never a SIGBUS; the gap a far seek leaves
+  // stays a hole. Stores check nothing but the window's end.
   // What reserving cannot promise: a file system without fallocate gets holes (ftruncate), and a
   // copy-on-write file system (btrfs; XFS with shared extents) may need new blocks for a store
-  // into reserved ones. There a full disk still faults; guard_truncation turns that fault into
-  // ENOSPC on the stream. Write-back errors of a failing disk never fault: persist() reports them.
+  // into reserved ones. There a full disk still faults; the guard (guard_truncation, on by
+  // default) turns that fault into ENOSPC on the stream. Write-back errors of a failing disk never
+  // fault: persist() reports them.
   ahead,
   // The window spans the whole reservation and a store past the end of the file raises SIGBUS:
   // mapout's handler extends the file and the store goes on, so the writer checks no limit until
   // the reservation is used up. The handler is installed process-wide on first use and passes
   // every SIGBUS that is not one of these faults to the handler that was there before (the
-  // default action included). When the extension fails (full disk, RLIMIT_FSIZE, a truncate by
-  // another process), the faulting store lands in a scratch page, the bytes from that page on are
-  // lost, and the next flush, overflow or close reports the error. A handler installed after
-  // mapout's replaces it, and the process then dies on the first of these faults.
+  // default action included). When the extension fails (full disk, RLIMIT_FSIZE), the faulting
+  // store and the ones after it land in scratch memory, the next flush, overflow or close reports
+  // the error, and close writes what still fits of those bytes with write(2); after a truncate by
+  // another writer they are lost. A handler installed after mapout's replaces it, and the process
+  // then dies on the first of these faults. A thread that blocks SIGBUS cannot open this mode.
   on_sigbus,
 };
 
@@ -69,14 +71,16 @@ struct options {
   // How a mapped file grows; the buffered strategy ignores it.
   mapout::extension extension = mapout::extension::ahead;
 
-  // For a file that another process may truncate while it is written: a store into the part cut
-  // away raises SIGBUS, which kills the process unless this is set. Set, mapout's SIGBUS handler
-  // (the one described at extension::on_sigbus, which always has this guard) turns that fault
-  // into an error on the stream: the store lands in a scratch page and the next flush, overflow or
-  // close reports EIO, "store into a file truncated by another process" (or ENOSPC, "store", for
-  // a page the file system found no room for). close() then leaves the file as the other process
-  // cut it. It costs nothing per store; opening and moving the mapping register it.
-  bool guard_truncation = false;
+  // A store into a page the file does not have (another writer truncated the file, or a full
+  // copy-on-write file system, or one without fallocate, has no block for it) raises SIGBUS.
+  // With the guard, mapout's SIGBUS handler (see extension::on_sigbus, which always has it) turns
+  // that fault into an error on the stream: the store lands in a scratch page and the next
+  // flush, overflow or close reports EIO, "store into a file truncated by another process", or
+  // ENOSPC, "store". It costs nothing per store; opening and moving the mapping register it
+  // (docs/decisions.md, "guard"). A thread that blocks SIGBUS cannot be guarded: there a guarded
+  // mapping fails to open or move, and strategy::automatic keeps the buffer. false maps without
+  // the guard, and such a fault kills the process, as with any mmap writer.
+  bool guard_truncation = true;
 };
 
 }  // namespace mapout

@@ -28,7 +28,9 @@ namespace mapout {
 //
 // overflow and xsputn throw std::ios_base::failure (a std::system_error with errno, the operation
 // and the path) when the file cannot take more bytes; std::ostream turns that into badbit and
-// rethrows only where exceptions() asks for it. sync() and seeks report failure by return value.
+// rethrows only where exceptions() asks for it. Seeks report failure by return value, and so does
+// sync(), except inside a mapout::ostream whose exceptions() ask for badbit: there it throws the
+// same failure, so that flush() and std::endl report errno and the path too.
 // Reading is not supported: underflow always reports end of file.
 class streambuf : public std::streambuf {
  public:
@@ -96,6 +98,7 @@ class streambuf : public std::streambuf {
   [[noreturn]] void throw_failure(std::error_code code) const;
 
   output_file file_;
+  const std::ios* owner_ = nullptr;  // the mapout::ostream this buffer belongs to, if any
 };
 
 inline void swap(streambuf& a, streambuf& b) noexcept {
