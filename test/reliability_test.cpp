@@ -268,14 +268,14 @@ TEST(FullDisk, FailedExtensionLeavesNoZeroTail) {
 }
 
 TEST(FullDisk, FarSeekThatFailsLeavesNoZeros) {
-  mounted_file_system fs("4m");
-  if (!fs.mounted()) GTEST_SKIP() << "needs root to mount a tmpfs: " << fs.error();
+  mounted_file_system fs("mkfs.ext4 -q -F -b 1024 -O ^has_journal", 8);
+  if (!fs.mounted()) GTEST_SKIP() << "needs an ext4 loop image: " << fs.error();
   for (const auto& mode : mapped_modes()) {
     SCOPED_TRACE(mode.name);
     const auto child = run_in_child([&] {
       mapout::ostream out(fs / "far", std::ios::out, mode.opts);
       out << "head";
-      out.flush();
+      out.seekp(std::streamoff{5} << 20);
       // Past the free space: the extension cannot reserve what the writer needs.
       const std::string bytes = text(8 << 20);
       out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -283,7 +283,7 @@ TEST(FullDisk, FarSeekThatFailsLeavesNoZeros) {
       if (out) return std::string("8 MiB fit into 4");
       const std::string got = read_file(fs / "far");
       if (got.compare(0, 4, "head") != 0) return std::string("lost the head");
-      if (got.size() > 4 && got.find_last_not_of('\0') + 1 != got.size()) {
+      if (got.find_last_not_of('\0') + 1 != got.size()) {
         return "a zero tail: " + std::to_string(got.size()) + " bytes";
       }
       return std::string("ok");
