@@ -17,7 +17,7 @@ case "$mode" in
     ;;
 esac
 
-test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev
+test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev xfsprogs btrfs-progs
   libboost-iostreams-dev zlib1g-dev)
 perf_packages=(libbenchmark-dev libfmt-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")

@@ -1,5 +1,7 @@
 // mapout::ostream against std::ofstream: the same randomized operations on both must leave the same
-// bytes and report the same positions, whatever the reservation and strategy.
+// bytes and report the same positions, whatever the reservation, strategy and extension mode, on
+// new and existing files, on ext4 or tmpfs and on XFS; after each publish a reader in another
+// process sees the same bytes in both.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,23 +13,39 @@
 #include <string>
 #include <vector>
 
+#include "child_process.hpp"
 #include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
+#include "mounted_file_system.hpp"
 #include "strategies.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
 using mapout::test::mapped;
+using mapout::test::mounted_file_system;
 using mapout::test::on_unmeasured_file_system;
 using mapout::test::page_size;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
+using mapout::test::write_file;
 
 constexpr int seeds = 200;
 constexpr std::size_t largest_write = std::size_t{1} << 20;
 
-enum class kind { write, put, sputc, string, c_string, integer, endl, flush, publish, seek };
+enum class kind {
+  write,
+  put,
+  sputc,
+  string,
+  c_string,
+  integer,
+  endl,
+  flush,
+  publish,
+  persist,
+  seek
+};
 
 struct operation {
   kind what;
@@ -49,7 +67,9 @@ const std::string& byte_pool() {
 
 class generator {
  public:
-  explicit generator(unsigned seed) : random_(seed) {}
+  // `existing` bytes are in the file when it is opened.
+  generator(unsigned seed, std::size_t existing)
+      : random_(seed), size_(static_cast<std::int64_t>(existing)) {}
 
   std::vector<operation> operations() {
     std::vector<operation> result;
@@ -139,7 +159,7 @@ class generator {
       case 14:
         return {kind::flush, {}};
       case 15:
-        return {kind::publish, {}};
+        return {pick(0, 3) == 0 ? kind::persist : kind::publish, {}};
       default:
         return seek();
     }
@@ -151,50 +171,61 @@ class generator {
 };
 
 // Calls through the stream's own type, so that whatever mapout::ostream adds over std::ostream is
-// what runs. Returns tellp after each operation, and -2 where the stream went bad.
+// what runs. Returns tellp afterwards, and -2 where the stream went bad.
 template <class Stream>
-std::vector<std::int64_t> perform(Stream& out, const std::vector<operation>& operations) {
-  std::vector<std::int64_t> positions;
-  for (const operation& op : operations) {
-    switch (op.what) {
-      case kind::write:
-        out.write(op.bytes.data(), static_cast<std::streamsize>(op.bytes.size()));
-        break;
-      case kind::put:
-        for (char c : op.bytes) out.put(c);
-        break;
-      case kind::sputc:
-        for (char c : op.bytes) out.rdbuf()->sputc(c);
-        break;
-      case kind::string:
-        out << op.bytes;
-        break;
-      case kind::c_string:
-        out << op.bytes.c_str();
-        break;
-      case kind::integer:
-        out << op.number;
-        break;
-      case kind::endl:
-        out << std::endl;
-        break;
-      case kind::flush:
+std::int64_t perform(Stream& out, const operation& op) {
+  switch (op.what) {
+    case kind::write:
+      out.write(op.bytes.data(), static_cast<std::streamsize>(op.bytes.size()));
+      break;
+    case kind::put:
+      for (char c : op.bytes) out.put(c);
+      break;
+    case kind::sputc:
+      for (char c : op.bytes) out.rdbuf()->sputc(c);
+      break;
+    case kind::string:
+      out << op.bytes;
+      break;
+    case kind::c_string:
+      out << op.bytes.c_str();
+      break;
+    case kind::integer:
+      out << op.number;
+      break;
+    case kind::endl:
+      out << std::endl;
+      break;
+    case kind::flush:
+      out.flush();
+      break;
+    case kind::publish:
+    case kind::persist:
+      if constexpr (std::is_same_v<Stream, mapout::ostream>) {
+        op.what == kind::publish ? out.publish() : out.persist();
+      } else {
         out.flush();
-        break;
-      case kind::publish:
-        if constexpr (std::is_same_v<Stream, mapout::ostream>) {
-          out.publish();
-        } else {
-          out.flush();
-        }
-        break;
-      case kind::seek:
-        out.seekp(op.number, op.dir);
-        break;
-    }
-    positions.push_back(out ? static_cast<std::int64_t>(out.tellp()) : -2);
+      }
+      break;
+    case kind::seek:
+      out.seekp(op.number, op.dir);
+      break;
   }
-  return positions;
+  return out ? static_cast<std::int64_t>(out.tellp()) : -2;
+}
+
+// A reader in another process sees the same bytes in both files.
+bool reader_sees_the_same(const std::filesystem::path& expected,
+                          const std::filesystem::path& actual) {
+  const pid_t reader =
+      mapout::test::spawn([&] { return read_file(expected) == read_file(actual) ? 0 : 1; });
+  return mapout::test::wait_for(reader) == 0;
+}
+
+mapout::options on_sigbus(std::size_t reserve) {
+  mapout::options opts = mapped(reserve);
+  opts.extension = mapout::extension::on_sigbus;
+  return opts;
 }
 
 struct configuration {
@@ -204,21 +235,39 @@ struct configuration {
   // Whether files pretend to be on a file system where automatic maps: the temporary directory
   // is most often on ext4 or tmpfs, where it keeps its buffer.
   bool on_unmeasured_file_system = false;
+  // Whether each seed starts from an existing file of an unaligned size, opened out|in.
+  bool existing_file = false;
+  // The files live on a loop image made with this mkfs command, or in the temporary directory.
+  const char* mkfs = nullptr;
 };
 
+mapout::options automatic(unsigned seed) {
+  mapout::options opts;
+  opts.buffer_size = 1 + seed * 53 % 5000;
+  opts.reserve = (1 + seed % 3) * page_size();
+  return opts;
+}
+
+mapout::options automatic_on_sigbus(unsigned seed) {
+  mapout::options opts = automatic(seed);
+  opts.extension = mapout::extension::on_sigbus;
+  return opts;
+}
+
+mapout::options tiny_reservation(unsigned seed) {
+  return mapped((1 + seed % 3) * page_size());
+}
+
+mapout::options tiny_reservation_on_sigbus(unsigned seed) {
+  return on_sigbus((1 + seed % 3) * page_size());
+}
+
 const configuration configurations[] = {
-    {"TinyReservation", [](unsigned seed) { return mapped((1 + seed % 3) * page_size()); }},
+    {"TinyReservation", tiny_reservation},
     {"Default", [](unsigned) { return mapped(); }},
     // The first buffer, then the mapping from wherever the stream stands when the buffer runs
     // out: after seeks, inside what write(2) already wrote, or past the end.
-    {"Automatic",
-     [](unsigned seed) {
-       mapout::options opts;
-       opts.buffer_size = 1 + seed * 53 % 5000;
-       opts.reserve = (1 + seed % 3) * page_size();
-       return opts;
-     },
-     true},
+    {"Automatic", automatic, true},
     {"Buffered",
      [](unsigned seed) {
        mapout::options opts;
@@ -226,31 +275,60 @@ const configuration configurations[] = {
        if (seed % 2) opts.buffer_size = 1 + seed * 37 % 5000;  // most writes cross the buffer
        return opts;
      }},
+    // Stores past an unaligned end of file (after publish, in an existing file, after the first
+    // buffer) must fault, or be extended first, in the SIGBUS mode.
+    {"OnSigbus", tiny_reservation_on_sigbus},
+    {"OnSigbusDefault", [](unsigned) { return on_sigbus(mapped().reserve); }},
+    {"AutomaticOnSigbus", automatic_on_sigbus, true},
+    {"ExistingFile", tiny_reservation, false, true},
+    {"ExistingFileOnSigbus", tiny_reservation_on_sigbus, false, true},
+    {"XfsOnSigbus", tiny_reservation_on_sigbus, false, true, "mkfs.xfs -q -f"},
+    {"XfsAutomaticOnSigbus", automatic_on_sigbus, false, false, "mkfs.xfs -q -f"},
 };
 
 class SameBytesAsOfstream : public ::testing::TestWithParam<configuration> {};
 
 TEST_P(SameBytesAsOfstream, OverRandomOperations) {
+  const configuration& config = GetParam();
   temp_dir dir;
+  std::optional<mounted_file_system> image;
+  if (config.mkfs) {
+    image.emplace(config.mkfs, 300);
+    if (!image->mounted()) GTEST_SKIP() << "needs a loop image: " << image->error();
+  }
   std::optional<on_unmeasured_file_system> unmeasured;
-  if (GetParam().on_unmeasured_file_system) unmeasured.emplace();
-  const auto expected_path = dir / "expected";
-  const auto actual_path = dir / "actual";
+  if (config.on_unmeasured_file_system) unmeasured.emplace();
+  const auto expected_path = image ? *image / "expected" : dir / "expected";
+  const auto actual_path = image ? *image / "actual" : dir / "actual";
   for (unsigned seed = 1; seed <= seeds; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const std::vector<operation> operations = generator(seed).operations();
+    auto mode = std::ios::binary | std::ios::out;
+    std::size_t existing = 0;
+    if (config.existing_file) {
+      existing = 1 + seed * 1009 % (3 * page_size());
+      const std::string old_bytes = byte_pool().substr(seed, existing);
+      write_file(expected_path, old_bytes);
+      write_file(actual_path, old_bytes);
+      mode |= std::ios::in;
+    }
+    const std::vector<operation> operations = generator(seed, existing).operations();
 
-    std::ofstream expected(expected_path, std::ios::binary);
-    const std::vector<std::int64_t> expected_positions = perform(expected, operations);
-    expected.close();
-
-    mapout::ostream actual(actual_path, std::ios::binary, GetParam().options_for(seed));
+    // In step, so that a reader can compare the files after each publish.
+    std::ofstream expected(expected_path, mode);
+    mapout::ostream actual(actual_path, mode, config.options_for(seed));
     ASSERT_TRUE(actual.is_open()) << actual.rdbuf()->error_message();
-    const std::vector<std::int64_t> actual_positions = perform(actual, operations);
+    for (std::size_t i = 0; i < operations.size(); ++i) {
+      SCOPED_TRACE("operation " + std::to_string(i));
+      ASSERT_EQ(perform(actual, operations[i]), perform(expected, operations[i]))
+          << actual.rdbuf()->error_message();
+      if (operations[i].what == kind::publish || operations[i].what == kind::persist) {
+        ASSERT_TRUE(reader_sees_the_same(expected_path, actual_path));
+      }
+    }
+    expected.close();
     actual.close();
     ASSERT_TRUE(actual) << actual.rdbuf()->error_message();
 
-    ASSERT_EQ(actual_positions, expected_positions);
     const std::string want = read_file(expected_path);
     const std::string got = read_file(actual_path);
     ASSERT_EQ(got.size(), want.size());
