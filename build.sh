@@ -4,15 +4,16 @@
 #   ./build.sh perf      the same set-up, then the comparison against stdio and the other writers
 #                        (about 50 minutes; extra arguments go to perf/compare: --quick, --list)
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
+#   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 # Quiet when everything is present; a step that fails prints its log.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 mode=${1:-}
 case "$mode" in
-  test | perf | sanitize) ;;
+  test | perf | sanitize | tsan) ;;
   *)
-    echo "usage: ./build.sh test|perf|sanitize" >&2
+    echo "usage: ./build.sh test|perf|sanitize|tsan" >&2
     exit 2
     ;;
 esac
@@ -108,6 +109,12 @@ case "$mode" in
     quietly ninja -C build-sanitize
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       run_tests build-sanitize
+    ;;
+  tsan)
+    configure build-tsan -Dperf=disabled -Dbuildtype=debugoptimized -Db_sanitize=thread \
+      -Db_lundef=false
+    quietly ninja -C build-tsan
+    GTEST_FILTER='Concurrency.*:SigbusMode.*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
     ;;
   perf)
     configure build -Dperf=enabled

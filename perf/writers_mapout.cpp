@@ -24,6 +24,18 @@ struct mapout_generic_opener : mapout_opener<mapout::strategy::automatic> {
   using stream_type = std::ostream;
 };
 
+// The mapping without the SIGBUS guard, to show what the guard costs.
+struct mapout_unguarded_opener {
+  using file_type = mapout::ostream;
+  using stream_type = mapout::ostream;
+  static void open(mapout::ostream& file, const std::string& path) {
+    mapout::options opts;
+    opts.strategy = mapout::strategy::mapped;
+    opts.guard_truncation = false;
+    file.open(path, std::ios::binary, opts);
+  }
+};
+
 #ifdef PERF_HAVE_SIGBUS
 struct mapout_sigbus_opener {
   using file_type = mapout::ostream;
@@ -81,6 +93,10 @@ void add_mapout_writers(std::vector<writer>& list) {
                                 run_sink<ostream_sink<mapout_opener<strategy::automatic>>>));
   list.push_back(ostream_writer("mapout-mapped", "mapout::ostream mapped",
                                 run_sink<ostream_sink<mapout_opener<strategy::mapped>>>));
+  writer unguarded = ostream_writer("mapout-unguarded", "mapout::ostream mapped, no guard",
+                                    run_sink<ostream_sink<mapout_unguarded_opener>>);
+  unguarded.quick = false;
+  list.push_back(unguarded);
   list.push_back(ostream_writer("mapout-buffered", "mapout::ostream buffered",
                                 run_sink<ostream_sink<mapout_opener<strategy::buffered>>>));
 #ifdef PERF_HAVE_SIGBUS
