@@ -27,7 +27,7 @@ enum class strategy {
 // How the mapped strategy grows the file under the mapping.
 enum class extension {
   // The window ends at the file's end, and the call that finds it used up extends the file ahead,
-  // by the file's own size (64 KiB at least, 4 MiB at most), with the blocks reserved (fallocate)
+  // by the file's own size (64 KiB at least, 64 MiB at most), with the blocks reserved (fallocate)
   // so that a full disk is an error from that call, never a SIGBUS; the gap a far seek leaves
   // stays a hole. Stores check nothing but the window's end.
   // What reserving cannot promise: a file system without fallocate gets holes (ftruncate), and a
