@@ -12,41 +12,33 @@ namespace mapout::detail {
 // the buffer is written out, and append mode lets the kernel put every write at the end.
 class buffered_backend final : public backend {
  public:
-  // Takes ownership of fd when it succeeds; on failure the descriptor stays the caller's, as with
-  // mapped_backend::create. `write_on_sync`: sync() writes the buffer out, as std::filebuf does; a
-  // reader at the other end of a pipe or terminal waits for it. For a regular file, sync() costs
-  // nothing, as on the mapping, and publish() is the call that writes. Fails only when the buffer
-  // cannot be allocated.
-  static failure create(int fd, std::size_t capacity, bool write_on_sync,
+  // `write_on_flush`: flush() writes the buffer out, as std::filebuf's does, for a reader at the
+  // other end of a pipe or terminal. On a regular file flush() costs nothing, as on the mapping,
+  // and publish() is the call that writes. Fails only when the buffer cannot be allocated.
+  static failure create(open_file& file, std::size_t capacity, bool write_on_flush,
                         std::unique_ptr<backend>& out) noexcept;
-  ~buffered_backend() override;
-
-  // Writes [buffer, put) and makes the whole buffer the window again.
-  failure flush(char* put) noexcept;
-  // For the mapping that takes over from the first buffer (output_file.cpp): the descriptor, and
-  // giving it up once the mapping has it.
-  int descriptor() const noexcept { return fd_; }
-  void release_descriptor() noexcept { fd_ = -1; }
 
   bool is_mapped() const noexcept override { return false; }
-  failure advance(char* put, std::size_t wanted) noexcept override;
+  failure make_room(char* put, std::size_t wanted) noexcept override;
   failure write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;
   std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                     failure& why) noexcept override;
-  failure sync(char* put) noexcept override;
+  failure flush(char* put) noexcept override;
   failure publish(char* put) noexcept override;
-  failure close(char* put) noexcept override;
+  failure finish(char* put) noexcept override;
 
  private:
-  buffered_backend(int fd, std::unique_ptr<char[]> buffer, std::size_t capacity,
-                   bool write_on_sync) noexcept;
+  buffered_backend(open_file& file, std::unique_ptr<char[]> buffer, std::size_t capacity,
+                   bool write_on_flush) noexcept;
+  // Writes [buffer, put) and makes the whole buffer the window again.
+  failure write_out(char* put) noexcept;
   // write(2) until every byte is taken, across short writes.
   failure write_all(const char* data, std::size_t size) noexcept;
 
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_;
-  bool write_on_sync_;
+  bool write_on_flush_;
 };
 
 }  // namespace mapout::detail

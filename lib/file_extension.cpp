@@ -23,25 +23,26 @@ std::uint64_t size_of(int fd, std::uint64_t otherwise) noexcept {
 extension_result grow(int fd, std::uint64_t extent, std::uint64_t from,
                       std::uint64_t target) noexcept {
   if (from > extent) {
-    if (sys().ftruncate(fd, static_cast<off_t>(from)) != 0) {
-      return {errno, "ftruncate", size_of(fd, extent)};
+    if (retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(from)) != 0) {
+      const failure why = errno_failure("ftruncate");
+      return {why, size_of(fd, extent)};
     }
     extent = from;
   }
-  if (target <= extent) return {0, nullptr, extent};
-  if (sys().fallocate(fd, 0, static_cast<off_t>(extent), static_cast<off_t>(target - extent)) ==
-      0) {
-    return {0, nullptr, target};
+  if (target <= extent) return {{}, extent};
+  if (retry_on_eintr(sys().fallocate, fd, 0, static_cast<off_t>(extent),
+                     static_cast<off_t>(target - extent)) == 0) {
+    return {{}, target};
   }
   // Without fallocate (some file systems, or ENOSYS under old kernels and seccomp filters), a
   // hole is the best there is: the full disk then shows at the store, caught only by the guard.
   if (errno != EOPNOTSUPP && errno != ENOSYS) {
-    const int error = errno;
-    return {error, "fallocate", size_of(fd, extent)};
+    const failure why = errno_failure("fallocate");
+    return {why, size_of(fd, extent)};
   }
-  if (sys().ftruncate(fd, static_cast<off_t>(target)) == 0) return {0, nullptr, target};
-  const int error = errno;
-  return {error, "ftruncate", size_of(fd, extent)};
+  if (retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(target)) == 0) return {{}, target};
+  const failure why = errno_failure("ftruncate");
+  return {why, size_of(fd, extent)};
 }
 
 bool out_of_room(int error) noexcept {
@@ -54,20 +55,20 @@ extension_result extend_file(int fd, const extension_request& request) noexcept 
   const int saved_errno = errno;
   const std::uint64_t from = request.from < request.extent ? request.extent : request.from;
   extension_result result = grow(fd, request.extent, from, request.target);
-  if (result.error != 0 && out_of_room(result.error) && request.minimal < request.target) {
+  if (out_of_room(result.why.error) && request.minimal < request.target) {
     result = grow(fd, result.extent, from, request.minimal);
   }
-  if (result.error != 0 && request.whole_pages && result.extent > request.extent &&
-      sys().ftruncate(fd, static_cast<off_t>(request.extent)) == 0) {
+  if (result.why && request.whole_pages && result.extent > request.extent &&
+      retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(request.extent)) == 0) {
     result.extent = request.extent;
   }
   rlimit limit;
-  if (result.error == EFBIG && !request.whole_pages && getrlimit(RLIMIT_FSIZE, &limit) == 0 &&
+  if (result.why.error == EFBIG && !request.whole_pages && getrlimit(RLIMIT_FSIZE, &limit) == 0 &&
       limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur > result.extent &&
       limit.rlim_cur < request.minimal) {
     const extension_result fits = grow(fd, result.extent, from, limit.rlim_cur);
     // The bytes up to the limit can be written; the call that needs more fails with EFBIG.
-    if (fits.error == 0) result.extent = fits.extent;
+    if (!fits.why) result.extent = fits.extent;
   }
   errno = saved_errno;
   return result;

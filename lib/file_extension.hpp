@@ -1,16 +1,31 @@
-// Growing the file under a mapping so that a full disk is an error from the extension, not a
-// SIGBUS from a later store.
+// Growing the file under a mapping: how far ahead, and with the blocks reserved so that a full
+// disk is an error from the extension, not a SIGBUS from a later store.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+
+#include "sys.hpp"
 
 namespace mapout::detail {
 
+// Each extension costs a system call, so the file grows by its own size: small steps for a small
+// file, whose close gives back little. The cap is what a killed writer can leave as NUL bytes
+// after its data; a smaller one made the mapping slower on ext4 (docs/decisions.md, "extension
+// step"). Plain values, so that the SIGBUS handler can use them too.
+constexpr std::uint64_t smallest_extension_step = std::uint64_t{64} << 10;
+constexpr std::uint64_t largest_extension_step = std::uint64_t{64} << 20;
+
+// The extent to set when the file is `extent` bytes long and `needed` bytes must fit.
+constexpr std::uint64_t next_extent(std::uint64_t extent, std::uint64_t needed) noexcept {
+  const std::uint64_t step = std::clamp(extent, smallest_extension_step, largest_extension_step);
+  return std::max(needed, extent + step);
+}
+
 // What an extension reached, or why it failed.
 struct extension_result {
-  int error = 0;                    // errno of the failed call, 0 on success
-  const char* operation = nullptr;  // the call that failed
-  std::uint64_t extent = 0;         // the file's size afterwards, whether or not it failed
+  failure why;
+  std::uint64_t extent = 0;  // the file's size afterwards, whether or not it failed
 };
 
 // What the writer needs: the file grown from `extent` bytes to `target`, with the blocks from

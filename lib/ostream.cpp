@@ -12,15 +12,6 @@ ostream::ostream() : std::ostream(nullptr) {
   watch_locale_again();
 }
 
-ostream::ostream(const char* path, std::ios_base::openmode mode, const options& opts) : ostream() {
-  open(path, mode, opts);
-}
-
-ostream::ostream(const std::string& path, std::ios_base::openmode mode, const options& opts)
-    : ostream() {
-  open(path, mode, opts);
-}
-
 ostream::ostream(const std::filesystem::path& path, std::ios_base::openmode mode,
                  const options& opts)
     : ostream() {
@@ -51,14 +42,6 @@ void ostream::swap(ostream& other) {
   buf_.swap(other.buf_);
   std::swap(classic_locale_, other.classic_locale_);
   std::swap(locale_watched_, other.locale_watched_);
-}
-
-void ostream::open(const char* path, std::ios_base::openmode mode, const options& opts) {
-  open(std::filesystem::path(path), mode, opts);
-}
-
-void ostream::open(const std::string& path, std::ios_base::openmode mode, const options& opts) {
-  open(std::filesystem::path(path), mode, opts);
 }
 
 void ostream::open(const std::filesystem::path& path, std::ios_base::openmode mode,
@@ -108,13 +91,9 @@ void ostream::fail_with(iostate state) {
   try {
     setstate(state);
   } catch (const std::ios_base::failure&) {
-    std::error_code code = buf_.error();
-    std::string message = buf_.error_context();
-    if (!code) {
-      code = std::make_error_code(std::io_errc::stream);
-      message = buf_.is_open() ? "mapout: open: already open" : "mapout: not open";
-    }
-    throw std::ios_base::failure(message, code);
+    if (buf_.error()) throw buf_.file().error_exception();
+    throw std::ios_base::failure(buf_.is_open() ? "mapout: open: already open" : "mapout: not open",
+                                 std::make_error_code(std::io_errc::stream));
   }
 }
 

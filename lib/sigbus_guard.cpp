@@ -24,7 +24,6 @@
 #include <limits>
 #include <new>
 
-#include "extension_policy.hpp"
 #include "file_extension.hpp"
 #include "sys.hpp"
 
@@ -126,8 +125,7 @@ guard_entry* find(std::uintptr_t address, std::uintptr_t& range_end,
 
 struct outcome {
   enum { resumed, failed, not_ours } kind;
-  int error = 0;
-  const char* operation = nullptr;
+  failure why;
   bool past_the_end = false;  // an extension failed: nothing of the file was where the store went
 };
 
@@ -136,14 +134,14 @@ outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
   const int fd = entry.fd.load(std::memory_order_relaxed);
   const std::uint64_t extent = entry.extent.load(std::memory_order_relaxed);
   struct stat st;
-  if (sys().fstat(fd, &st) != 0) return {outcome::failed, errno, "fstat"};
+  if (sys().fstat(fd, &st) != 0) return {outcome::failed, errno_failure("fstat")};
   if (static_cast<std::uint64_t>(st.st_size) < extent) {
-    return {outcome::failed, EIO, truncated_by_another_process};
+    return {outcome::failed, {EIO, truncated_by_another_process}};
   }
   // A page inside the file faults when the file system has no block for it: a hole on a full
   // disk, or a copy-on-write file system out of room.
-  if (page_offset < extent) return {outcome::failed, ENOSPC, "store"};
-  if (!entry.extends.load(std::memory_order_relaxed)) return {outcome::not_ours};
+  if (page_offset < extent) return {outcome::failed, {ENOSPC, "store"}};
+  if (!entry.extends.load(std::memory_order_relaxed)) return {outcome::not_ours, {}};
   // Whole pages only: the part of a page past the file's end takes stores without a fault, and
   // the kernel zeroes it when the file grows.
   const std::uint64_t minimal = page_offset + page_bytes;
@@ -152,8 +150,8 @@ outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
       extend_file(fd, {extent, page_offset, minimal,
                        target + (page_bytes - target % page_bytes) % page_bytes, true});
   entry.extent.store(result.extent, std::memory_order_release);
-  if (result.error != 0) return {outcome::failed, result.error, result.operation, true};
-  return {outcome::resumed};
+  if (result.why) return {outcome::failed, result.why, true};
+  return {outcome::resumed, {}};
 }
 
 // Maps zeroed private memory over [page, range_end): the faulting store and every later one in
@@ -185,9 +183,9 @@ bool serve(std::uintptr_t address) noexcept {
     const outcome result = extend_for(*entry, page_offset);
     if (result.kind == outcome::resumed) return true;
     if (result.kind == outcome::not_ours) return false;
-    entry->operation.store(result.operation, std::memory_order_relaxed);
+    entry->operation.store(result.why.operation, std::memory_order_relaxed);
     entry->past_the_end.store(result.past_the_end, std::memory_order_relaxed);
-    entry->error.store(result.error, std::memory_order_release);
+    entry->error.store(result.why.error, std::memory_order_release);
   }
   return land_in_scratch(*entry, page, range_end, page_offset);
 }
@@ -243,15 +241,14 @@ sigbus_guard::~sigbus_guard() {
   entry_->claimed.store(false, std::memory_order_release);
 }
 
-failure sigbus_guard::arm(int fd, std::uint64_t extent, bool extends) noexcept {
+failure sigbus_guard::arm(int fd, bool extends) noexcept {
   static const int install_error = install_handler();
-  if (install_error != 0)
-    return {std::error_code(install_error, std::system_category()), "sigaction"};
+  if (install_error != 0) return {install_error, "sigaction"};
   entry_ = claim();
-  if (!entry_) return {std::make_error_code(std::errc::not_enough_memory), "register mapping"};
+  if (!entry_) return {ENOMEM, "register mapping"};
   entry_->fd.store(fd, std::memory_order_relaxed);
   entry_->extends.store(extends, std::memory_order_relaxed);
-  entry_->extent.store(extent, std::memory_order_relaxed);
+  entry_->extent.store(extent_, std::memory_order_relaxed);
   entry_->operation.store(nullptr, std::memory_order_relaxed);
   entry_->failed_at.store(nowhere, std::memory_order_relaxed);
   entry_->past_the_end.store(false, std::memory_order_relaxed);
@@ -270,19 +267,18 @@ void sigbus_guard::uncover() noexcept {
 }
 
 std::uint64_t sigbus_guard::extent() const noexcept {
-  return entry_ ? entry_->extent.load(std::memory_order_acquire) : 0;
+  return entry_ ? entry_->extent.load(std::memory_order_acquire) : extent_;
 }
 
 void sigbus_guard::set_extent(std::uint64_t extent) noexcept {
+  extent_ = extent;
   if (entry_) entry_->extent.store(extent, std::memory_order_release);
 }
 
 failure sigbus_guard::failed() const noexcept {
   if (!entry_) return {};
   const int error = entry_->error.load(std::memory_order_acquire);
-  if (error == 0) return {};
-  return {std::error_code(error, std::system_category()),
-          entry_->operation.load(std::memory_order_relaxed)};
+  return {error, error ? entry_->operation.load(std::memory_order_relaxed) : nullptr};
 }
 
 std::uint64_t sigbus_guard::failed_at() const noexcept {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backend.hpp"
+#include "sys.hpp"
 
 namespace mapout::detail {
 
@@ -16,7 +16,8 @@ struct guard_entry;
 // from whichever thread faults; the owner changes it only from its own thread.
 //
 //   sigbus_guard guard;
-//   if (failure why = guard.arm(fd, size, true)) return why;
+//   guard.set_extent(size);
+//   if (failure why = guard.arm(fd, true)) return why;
 //   guard.cover(map, length, offset);   // after mmap
 //   guard.uncover();                    // before munmap
 //   if (failure why = guard.failed()) ...
@@ -29,9 +30,9 @@ class sigbus_guard {
   ~sigbus_guard();
 
   // Installs the handler (once per process) and takes an entry for the file of `fd`, whose size
-  // is `extent`. With `extends`, a store past the extent makes the handler extend the file;
+  // is extent(). With `extends`, a store past the extent makes the handler extend the file;
   // without, such a store is not the guard's business and goes to the previous handler.
-  failure arm(int fd, std::uint64_t extent, bool extends) noexcept;
+  failure arm(int fd, bool extends) noexcept;
   bool armed() const noexcept { return entry_ != nullptr; }
 
   // Tells the handler that [begin, begin + length) maps the file from `offset` on.
@@ -40,7 +41,8 @@ class sigbus_guard {
   // same address can be taken for this file's.
   void uncover() noexcept;
 
-  // The file's size as the handler or the owner last set it.
+  // The file's size as the handler or the owner last set it: the one place the extent is kept,
+  // armed or not.
   std::uint64_t extent() const noexcept;
   void set_extent(std::uint64_t extent) noexcept;
 
@@ -54,6 +56,7 @@ class sigbus_guard {
 
  private:
   guard_entry* entry_ = nullptr;
+  std::uint64_t extent_ = 0;  // while not armed
 };
 
 // True when the calling thread blocks SIGBUS: the kernel then kills the process at a fault

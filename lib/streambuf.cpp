@@ -18,7 +18,9 @@ streambuf& streambuf::operator=(streambuf&& other) noexcept {
 }
 
 streambuf::~streambuf() {
-  if (is_open()) file_.close(pptr());
+  if (!is_open()) return;
+  output_file::window view = put_area();
+  file_.close(view);
 }
 
 void streambuf::swap(streambuf& other) noexcept {
@@ -26,63 +28,43 @@ void streambuf::swap(streambuf& other) noexcept {
   file_.swap(other.file_);
 }
 
-streambuf* streambuf::open(const char* path, std::ios_base::openmode mode, const options& opts) {
-  return open(std::filesystem::path(path), mode, opts);
-}
-
-streambuf* streambuf::open(const std::string& path, std::ios_base::openmode mode,
-                           const options& opts) {
-  return open(std::filesystem::path(path), mode, opts);
-}
-
 streambuf* streambuf::open(const std::filesystem::path& path, std::ios_base::openmode mode,
                            const options& opts) {
   if (file_.is_open() || file_.open(path, mode, opts)) return nullptr;
-  take_window();
+  set_put_area(file_.current());
   return this;
 }
 
 streambuf* streambuf::close() {
-  const std::error_code ec = file_.close(pptr());
-  setp(nullptr, nullptr);
+  output_file::window view = put_area();
+  const std::error_code ec = file_.close(view);
+  set_put_area(view);
   return ec ? nullptr : this;
 }
 
 bool streambuf::publish() noexcept {
-  if (!is_open()) return false;
-  const std::error_code ec = file_.publish(pptr());
-  take_window();
+  output_file::window view = put_area();
+  const std::error_code ec = file_.publish(view);
+  set_put_area(view);
   return !ec;
 }
 
 bool streambuf::persist() noexcept {
-  if (!is_open()) return false;
-  const std::error_code ec = file_.persist(pptr());
-  take_window();
+  output_file::window view = put_area();
+  const std::error_code ec = file_.persist(view);
+  set_put_area(view);
   return !ec;
 }
 
-void streambuf::take_window() noexcept {
-  const output_file::window window = file_.current();
-  setp(window.begin, window.end);
-}
-
-void streambuf::throw_failure(std::error_code code) const {
-  if (!is_open()) {
-    throw std::ios_base::failure("mapout: write '" + file_.path().string() + "' (not open)", code);
-  }
-  throw std::ios_base::failure(file_.error_context(), code);
-}
-
 streambuf::int_type streambuf::overflow(int_type c) {
-  if (!is_open()) throw_failure(std::make_error_code(std::errc::bad_file_descriptor));
   if (traits_type::eq_int_type(c, traits_type::eof())) {
     return sync() == 0 ? traits_type::not_eof(c) : traits_type::eof();
   }
-  const std::error_code ec = file_.advance(pptr(), 1);
-  take_window();
-  if (ec) throw_failure(ec);
-  store(traits_type::to_char_type(c));  // advance left room for at least one byte
+  output_file::window view = put_area();
+  const std::error_code ec = file_.make_room(view, 1);
+  set_put_area(view);
+  if (ec) throw file_.error_exception();
+  store(traits_type::to_char_type(c));  // make_room left room for at least one byte
   return c;
 }
 
@@ -90,22 +72,27 @@ std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
   // Nothing to write is no failure, even when closed, as for std::filebuf; a negative size writes
   // nothing, and std::ostream::write then sets badbit.
   if (size <= 0) return 0;
-  if (store(data, static_cast<std::size_t>(size))) return size;
-  if (!is_open()) throw_failure(std::make_error_code(std::errc::bad_file_descriptor));
-  const std::error_code ec = file_.write(pptr(), data, static_cast<std::size_t>(size));
-  take_window();
-  if (ec) throw_failure(ec);
+  if (!store(data, static_cast<std::size_t>(size)))
+    write_through(data, static_cast<std::size_t>(size));
   return size;
+}
+
+void streambuf::write_through(const char* data, std::size_t size) {
+  output_file::window view = put_area();
+  const std::error_code ec = file_.write(view, data, size);
+  set_put_area(view);
+  if (ec) throw file_.error_exception();
 }
 
 streambuf::pos_type streambuf::seekoff(off_type offset, std::ios_base::seekdir dir,
                                        std::ios_base::openmode which) {
   const pos_type failed(off_type(-1));
   if (!(which & std::ios_base::out) || !is_open()) return failed;
-  if (dir == std::ios_base::cur && offset == 0) return pos_type(file_.tell(pptr()));
+  output_file::window view = put_area();
+  if (dir == std::ios_base::cur && offset == 0) return pos_type(file_.tell(view));
   std::error_code ec;
-  const std::int64_t position = file_.seek(pptr(), offset, dir, ec);
-  take_window();
+  const std::int64_t position = file_.seek(view, offset, dir, ec);
+  set_put_area(view);
   return ec ? failed : pos_type(position);
 }
 
@@ -115,14 +102,15 @@ streambuf::pos_type streambuf::seekpos(pos_type position, std::ios_base::openmod
 
 int streambuf::sync() {
   if (!is_open()) return 0;
-  const std::error_code ec = file_.sync(pptr());
-  take_window();
+  output_file::window view = put_area();
+  const std::error_code ec = file_.flush(view);
+  set_put_area(view);
   if (!ec) return 0;
   // std::ostream::flush turns -1 into a failure that names neither the call nor errno; thrown,
   // this one reaches the caller instead. Never under unitbuf: the sentry's destructor syncs.
   if (owner_ && (owner_->exceptions() & std::ios_base::badbit) &&
       !(owner_->flags() & std::ios_base::unitbuf)) {
-    throw_failure(ec);
+    throw file_.error_exception();
   }
   return -1;
 }

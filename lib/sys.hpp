@@ -1,5 +1,6 @@
 // The one seam for system calls: lib/ calls the kernel only through mapout::detail::sys(), so a
-// test can replace any entry to make that call fail on purpose.
+// test can replace any entry to make that call fail on purpose. With it, what every call site
+// shares: retrying on EINTR, the failure a call reports, and the descriptor the calls work on.
 #pragma once
 
 #include <fcntl.h>
@@ -7,12 +8,13 @@
 #include <sys/statfs.h>
 #include <sys/types.h>
 
+#include <cerrno>
 #include <cstddef>
 
 namespace mapout::detail {
 
-// Each entry behaves like the system call it is named for, retried on EINTR where that is safe
-// (never for close: Linux releases the descriptor even when close fails).
+// Each entry is the plain system call: retrying is the caller's (retry_on_eintr), so that a test
+// that makes an entry fail with EINTR sees the retry.
 struct system_calls {
   int (*open)(const char* path, int flags, mode_t mode);
   int (*close)(int fd);
@@ -37,5 +39,62 @@ struct system_calls {
 system_calls& sys() noexcept;
 // The table of real calls, for restoring.
 const system_calls& real_system_calls() noexcept;
+
+// Makes the call again while it fails with EINTR. Never for close: Linux releases the descriptor
+// even when close fails, and a retry could close another thread's new one.
+template <class Call, class... Args>
+auto retry_on_eintr(Call call, Args... args) noexcept {
+  for (;;) {
+    const auto result = call(args...);
+    if (result != -1 || errno != EINTR) return result;
+  }
+}
+
+// What failed and why: errno (or an error mapout found itself) and the call or check that met
+// it. Plain values, so that the SIGBUS handler can make one.
+struct failure {
+  int error = 0;
+  const char* operation = nullptr;
+
+  explicit operator bool() const noexcept { return error != 0; }
+};
+
+// The failure of the system call that just returned -1.
+inline failure errno_failure(const char* operation) noexcept {
+  return {errno, operation};
+}
+
+// An open descriptor, closed exactly once, by its owner.
+class descriptor {
+ public:
+  descriptor() noexcept = default;
+  explicit descriptor(int fd) noexcept : fd_(fd) {}
+  descriptor(descriptor&& other) noexcept : fd_(other.release()) {}
+  descriptor& operator=(descriptor&& other) noexcept {
+    if (this != &other) {
+      close();
+      fd_ = other.release();
+    }
+    return *this;
+  }
+  ~descriptor() { close(); }
+
+  int get() const noexcept { return fd_; }
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+  // A failed close has released the descriptor all the same.
+  failure close() noexcept {
+    const int fd = release();
+    return fd >= 0 && sys().close(fd) != 0 ? errno_failure("close") : failure{};
+  }
+
+ private:
+  int release() noexcept {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+  int fd_ = -1;
+};
 
 }  // namespace mapout::detail

@@ -162,7 +162,7 @@ void integer(benchmark::State& state) {
 mapout::options four_pages() {
   mapout::options opts;
   opts.strategy = mapout::strategy::mapped;
-  opts.reserve = 4 * 4096;
+  opts.mapping_size = 4 * 4096;
   return opts;
 }
 

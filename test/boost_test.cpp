@@ -123,7 +123,7 @@ TEST(BoostSink, RandomWritesMatchOfstreamForEveryBufferAndStrategy) {
   const std::streamsize boost_buffers[] = {0, 1, -1, 65536};  // -1: the sink's optimal size
   mapout::options small_reserve;
   small_reserve.strategy = mapout::strategy::mapped;
-  small_reserve.reserve = 64 << 10;  // the mapping moves along the file many times
+  small_reserve.mapping_size = 64 << 10;  // the mapping moves along the file many times
   mapout::options buffered;
   buffered.strategy = mapout::strategy::buffered;
   buffered.buffer_size = 1000;
@@ -147,7 +147,7 @@ TEST(BoostSink, RandomWritesMatchOfstreamForEveryBufferAndStrategy) {
 TEST(BoostSink, StreamForwardsPathModeAndOptions) {
   temp_dir dir;
   mapout::options opts;
-  opts.reserve = 4096;
+  opts.mapping_size = 4096;
   {
     io::stream<mapout::sink> out((dir / "a.txt").string());
     out << "first\n";

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "extension_policy.hpp"
+#include "file_extension.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
 #include "strategies.hpp"
@@ -85,15 +85,17 @@ TEST(Boundary, WindowEndsAtTheFirstExtentThenAtTheReservation) {
   const std::uint64_t first_extent = extents(1)[0];
   mapout::output_file file;
   ASSERT_FALSE(file.open(dir / "out", std::ios::out, mapped()));
-  ASSERT_FALSE(file.advance(file.current().begin, 1));
-  EXPECT_EQ(static_cast<std::uint64_t>(file.current().end - file.current().begin), first_extent);
-  ASSERT_FALSE(file.close(file.current().begin));
+  mapout::output_file::window view = file.current();
+  ASSERT_FALSE(file.make_room(view, 1));
+  EXPECT_EQ(static_cast<std::uint64_t>(view.end - view.begin), first_extent);
+  ASSERT_FALSE(file.close(view));
 
   mapout::output_file small;
   ASSERT_FALSE(small.open(dir / "small", std::ios::out, mapped(2 * page)));
-  ASSERT_FALSE(small.advance(small.current().begin, 1));
-  EXPECT_EQ(static_cast<std::size_t>(small.current().end - small.current().begin), 2 * page);
-  ASSERT_FALSE(small.close(small.current().begin));
+  view = small.current();
+  ASSERT_FALSE(small.make_room(view, 1));
+  EXPECT_EQ(static_cast<std::size_t>(view.end - view.begin), 2 * page);
+  ASSERT_FALSE(small.close(view));
 }
 
 TEST(Boundary, WriteEndingAtPageEnd) {

@@ -244,7 +244,7 @@ struct configuration {
 mapout::options automatic(unsigned seed) {
   mapout::options opts;
   opts.buffer_size = 1 + seed * 53 % 5000;
-  opts.reserve = (1 + seed % 3) * page_size();
+  opts.mapping_size = (1 + seed % 3) * page_size();
   return opts;
 }
 
@@ -278,7 +278,7 @@ const configuration configurations[] = {
     // Stores past an unaligned end of file (after publish, in an existing file, after the first
     // buffer) must fault, or be extended first, in the SIGBUS mode.
     {"OnSigbus", tiny_reservation_on_sigbus},
-    {"OnSigbusDefault", [](unsigned) { return on_sigbus(mapped().reserve); }},
+    {"OnSigbusDefault", [](unsigned) { return on_sigbus(mapped().mapping_size); }},
     {"AutomaticOnSigbus", automatic_on_sigbus, true},
     {"ExistingFile", tiny_reservation, false, true},
     {"ExistingFileOnSigbus", tiny_reservation_on_sigbus, false, true},

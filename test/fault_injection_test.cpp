@@ -80,7 +80,7 @@ class FaultInjection : public testing::Test {
 mapout::options using_strategy(mapout::strategy strategy, std::size_t reserve = 0) {
   mapout::options opts;
   opts.strategy = strategy;
-  if (reserve) opts.reserve = reserve;
+  if (reserve) opts.mapping_size = reserve;
   return opts;
 }
 

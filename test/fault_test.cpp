@@ -56,7 +56,7 @@ mapout::options with(mapout::extension extension, bool guard, std::size_t reserv
   opts.extension = extension;
   opts.guard_truncation = guard;
   opts.strategy = mapout::strategy::mapped;
-  if (reserve) opts.reserve = reserve;
+  if (reserve) opts.mapping_size = reserve;
   return opts;
 }
 
@@ -328,7 +328,8 @@ TEST(SigbusMode, WindowSpansTheReservationAndStoresPastTheEndGrowTheFile) {
   EXPECT_EQ(std::filesystem::file_size(dir / "grown"), 0u);
   begin[700000] = 'x';  // past the end of an empty file: the handler extends it
   EXPECT_GT(std::filesystem::file_size(dir / "grown"), 700000u);
-  ASSERT_FALSE(file.close(begin + 700001));
+  mapout::output_file::window view{begin + 700001, file.current().end};
+  ASSERT_FALSE(file.close(view));
   const std::string got = read_file(dir / "grown");
   ASSERT_EQ(got.size(), 700001u);
   EXPECT_EQ(got[700000], 'x');
@@ -410,8 +411,10 @@ int run_fatal_scenario(const std::string& scenario, const std::filesystem::path&
     out << 'x';
   } else if (scenario == "outside-guarded-window") {
     mapout::output_file file;
-    if (file.open(dir / "guarded", std::ios::out, with(mapout::extension::ahead, true)) ||
-        file.advance(file.current().begin, 1)) {
+    if (file.open(dir / "guarded", std::ios::out, with(mapout::extension::ahead, true)) || [&] {
+          mapout::output_file::window view = file.current();
+          return file.make_room(view, 1);
+        }()) {
       return 11;
     }
     if (::write(ready_fd, "ready", 5) != 5) return 12;

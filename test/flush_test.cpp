@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "extension_policy.hpp"
+#include "file_extension.hpp"
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"
 #include "system_call_log.hpp"

@@ -24,18 +24,23 @@ using mapout::test::read_file;
 using mapout::test::system_call_log;
 using mapout::test::temp_dir;
 
-// Stores `text` through the window protocol: fill what fits, advance when it is used up.
-std::error_code store(mapout::output_file& file, const std::string& text) {
-  char* put = file.current().begin;
+// Stores `text` through the window protocol: fill what fits, make room when it is used up.
+std::error_code store(mapout::output_file& file, mapout::output_file::window& view,
+                      const std::string& text) {
   for (char c : text) {
-    if (put == file.current().end) {
-      if (auto ec = file.advance(put, 1)) return ec;
-      put = file.current().begin;
+    if (view.begin == view.end) {
+      if (auto ec = file.make_room(view, 1)) return ec;
     }
-    *put++ = c;
+    *view.begin++ = c;
   }
-  // Hand the cursor back: sync() takes note of it and, on the mapping, costs nothing.
-  return file.sync(put);
+  // flush() takes note of the cursor and, on the mapping, costs nothing.
+  return file.flush(view);
+}
+
+// The same from the window the file last handed back.
+std::error_code store(mapout::output_file& file, const std::string& text) {
+  mapout::output_file::window view = file.current();
+  return store(file, view, text);
 }
 
 // Another process's view of the file: its size as fstat sees it through a descriptor of its own.
@@ -52,24 +57,26 @@ TEST(OutputFile, ErrorCodeApiFromOpenToClose) {
   temp_dir dir;
   mapout::output_file file;
   EXPECT_FALSE(file.is_open());
-  EXPECT_EQ(file.current().begin, file.current().end);
-  EXPECT_EQ(file.advance(nullptr, 1), std::errc::bad_file_descriptor);
-  EXPECT_EQ(file.close(nullptr), std::errc::bad_file_descriptor);
+  mapout::output_file::window none = file.current();
+  EXPECT_EQ(none.begin, none.end);
+  EXPECT_EQ(file.make_room(none, 1), std::errc::bad_file_descriptor);
+  EXPECT_EQ(file.close(none), std::errc::bad_file_descriptor);
 
   EXPECT_FALSE(file.open(dir / "out", std::ios::out, mapped()));
+  mapout::output_file::window view = file.current();
   EXPECT_TRUE(file.is_open());
   EXPECT_TRUE(file.is_mapped());
   EXPECT_EQ(file.path(), dir / "out");
   EXPECT_EQ(file.open(dir / "other"), std::errc::device_or_resource_busy);
-  EXPECT_FALSE(store(file, "hello\n"));
-  EXPECT_FALSE(file.write(file.current().begin, "world\n", 6));
+  EXPECT_FALSE(store(file, view, "hello\n"));
+  EXPECT_FALSE(file.write(view, "world\n", 6));
   EXPECT_FALSE(file.error());
   EXPECT_EQ(file.error_message(), "");
-  EXPECT_FALSE(file.close(file.current().begin));
+  EXPECT_FALSE(file.close(view));
   EXPECT_FALSE(file.is_open());
   EXPECT_EQ(read_file(dir / "out"), "hello\nworld\n");
 
-  EXPECT_EQ(file.close(nullptr), std::errc::bad_file_descriptor);
+  EXPECT_EQ(file.close(view), std::errc::bad_file_descriptor);
   EXPECT_EQ(file.error_message(),
             "mapout: close '" + (dir / "out").string() + "': " + std::strerror(EBADF));
 }
@@ -83,7 +90,8 @@ TEST(OutputFile, FailedOpenReportsOperationPathAndErrno) {
   EXPECT_EQ(file.error(), ec);
   EXPECT_FALSE(file.is_open());
   EXPECT_EQ(file.error_message(), "mapout: open '" + path.string() + "': " + std::strerror(ENOENT));
-  EXPECT_EQ(file.write(nullptr, "x", 1), std::errc::bad_file_descriptor);
+  mapout::output_file::window none;
+  EXPECT_EQ(file.write(none, "x", 1), std::errc::bad_file_descriptor);
 }
 
 TEST(OutputFile, OpenModeWithoutARowIsInvalidArgument) {
@@ -93,19 +101,19 @@ TEST(OutputFile, OpenModeWithoutARowIsInvalidArgument) {
   EXPECT_NE(file.error_message().find("open mode"), std::string::npos) << file.error_message();
 }
 
-TEST(OutputFile, AdvanceGivesAtLeastTheByteAskedFor) {
+TEST(OutputFile, MakeRoomGivesAtLeastTheByteAskedFor) {
   temp_dir dir;
   for (const mapout::options& opts : {mapped(), buffered()}) {
     mapout::output_file file;
     ASSERT_FALSE(file.open(dir / "out", std::ios::out, opts));
-    char* put = file.current().begin;
+    mapout::output_file::window view = file.current();
     for (int i = 0; i < 3; ++i) {
-      ASSERT_FALSE(file.advance(put, 100));
-      ASSERT_GE(file.current().end - file.current().begin, 1);
-      put = file.current().begin;
-      *put++ = static_cast<char>('a' + i);
+      ASSERT_FALSE(file.make_room(view, 100));
+      ASSERT_GE(view.end - view.begin, 1);
+      *view.begin++ = static_cast<char>('a' + i);
     }
-    ASSERT_FALSE(file.close(put));
+    ASSERT_FALSE(file.close(view));
+    EXPECT_EQ(view.begin, view.end);
     EXPECT_EQ(read_file(dir / "out"), "abc");
   }
 }
@@ -116,29 +124,30 @@ TEST(OutputFile, TellAndSeekMoveTheCursor) {
     SCOPED_TRACE(opts.strategy == mapout::strategy::buffered ? "buffered" : "mapped");
     mapout::output_file file;
     ASSERT_FALSE(file.open(dir / "out", std::ios::out, opts));
-    ASSERT_FALSE(file.write(file.current().begin, "0123456789", 10));
-    EXPECT_EQ(file.tell(file.current().begin), 10);
+    mapout::output_file::window view = file.current();
+    ASSERT_FALSE(file.write(view, "0123456789", 10));
+    EXPECT_EQ(file.tell(view), 10);
 
     std::error_code ec;
-    EXPECT_EQ(file.seek(file.current().begin, 2, std::ios::beg, ec), 2);
+    EXPECT_EQ(file.seek(view, 2, std::ios::beg, ec), 2);
     EXPECT_FALSE(ec);
-    ASSERT_FALSE(file.write(file.current().begin, "ab", 2));
-    EXPECT_EQ(file.tell(file.current().begin), 4);
-    EXPECT_EQ(file.seek(file.current().begin, -1, std::ios::cur, ec), 3);
-    ASSERT_FALSE(file.write(file.current().begin, "c", 1));
-    EXPECT_EQ(file.seek(file.current().begin, -2, std::ios::end, ec), 8);
-    ASSERT_FALSE(file.write(file.current().begin, "d", 1));
-    EXPECT_EQ(file.seek(file.current().begin, 3, std::ios::end, ec), 13);
-    ASSERT_FALSE(file.write(file.current().begin, "e", 1));
+    ASSERT_FALSE(file.write(view, "ab", 2));
+    EXPECT_EQ(file.tell(view), 4);
+    EXPECT_EQ(file.seek(view, -1, std::ios::cur, ec), 3);
+    ASSERT_FALSE(file.write(view, "c", 1));
+    EXPECT_EQ(file.seek(view, -2, std::ios::end, ec), 8);
+    ASSERT_FALSE(file.write(view, "d", 1));
+    EXPECT_EQ(file.seek(view, 3, std::ios::end, ec), 13);
+    ASSERT_FALSE(file.write(view, "e", 1));
 
     // Before the start: refused, and not sticky.
-    EXPECT_EQ(file.seek(file.current().begin, -100, std::ios::cur, ec), -1);
+    EXPECT_EQ(file.seek(view, -100, std::ios::cur, ec), -1);
     EXPECT_EQ(ec, std::errc::invalid_argument);
     EXPECT_FALSE(file.error());
-    EXPECT_EQ(file.tell(file.current().begin), 14);
-    ASSERT_FALSE(file.write(file.current().begin, "f", 1));
+    EXPECT_EQ(file.tell(view), 14);
+    ASSERT_FALSE(file.write(view, "f", 1));
 
-    ASSERT_FALSE(file.close(file.current().begin));
+    ASSERT_FALSE(file.close(view));
     EXPECT_EQ(read_file(dir / "out"), std::string("01ac4567d9\0\0\0ef", 15));
   }
 }
@@ -148,25 +157,26 @@ TEST(OutputFile, PublishMakesTheSizeVisibleToAnotherDescriptor) {
   const auto path = dir / "out";
   mapout::output_file file;
   ASSERT_FALSE(file.open(path, std::ios::out, mapped()));
-  ASSERT_FALSE(store(file, "first part\n"));
+  mapout::output_file::window view = file.current();
+  ASSERT_FALSE(store(file, view, "first part\n"));
   // The file is extended ahead of the bytes written until publish cuts it back.
   EXPECT_GT(size_seen_by_reader(path), 11);
-  ASSERT_FALSE(file.publish(file.current().begin));
+  ASSERT_FALSE(file.publish(view));
   EXPECT_EQ(size_seen_by_reader(path), 11);
   EXPECT_EQ(read_file(path), "first part\n");
 
-  ASSERT_FALSE(store(file, "second part\n"));
-  ASSERT_FALSE(file.publish(file.current().begin));
+  ASSERT_FALSE(store(file, view, "second part\n"));
+  ASSERT_FALSE(file.publish(view));
   EXPECT_EQ(size_seen_by_reader(path), 23);
   EXPECT_EQ(read_file(path), "first part\nsecond part\n");
 
   // A seek back does not shrink what was published.
   std::error_code ec;
-  file.seek(file.current().begin, 0, std::ios::beg, ec);
-  ASSERT_FALSE(store(file, "F"));
-  ASSERT_FALSE(file.publish(file.current().begin));
+  file.seek(view, 0, std::ios::beg, ec);
+  ASSERT_FALSE(store(file, view, "F"));
+  ASSERT_FALSE(file.publish(view));
   EXPECT_EQ(read_file(path), "First part\nsecond part\n");
-  ASSERT_FALSE(file.close(file.current().begin));
+  ASSERT_FALSE(file.close(view));
   EXPECT_EQ(read_file(path), "First part\nsecond part\n");
 }
 
@@ -175,11 +185,12 @@ TEST(OutputFile, PublishOnTheBufferedStrategyWritesTheBuffer) {
   const auto path = dir / "out";
   mapout::output_file file;
   ASSERT_FALSE(file.open(path, std::ios::out, buffered()));
-  ASSERT_FALSE(file.write(file.current().begin, "pending", 7));
+  mapout::output_file::window view = file.current();
+  ASSERT_FALSE(file.write(view, "pending", 7));
   EXPECT_EQ(size_seen_by_reader(path), 0);
-  ASSERT_FALSE(file.publish(file.current().begin));
+  ASSERT_FALSE(file.publish(view));
   EXPECT_EQ(read_file(path), "pending");
-  ASSERT_FALSE(file.close(file.current().begin));
+  ASSERT_FALSE(file.close(view));
 }
 
 TEST(OutputFile, PersistPublishesThenSyncsOnce) {
@@ -188,13 +199,14 @@ TEST(OutputFile, PersistPublishesThenSyncsOnce) {
   for (const mapout::options& opts : {mapped(), buffered()}) {
     mapout::output_file file;
     ASSERT_FALSE(file.open(path, std::ios::out, opts));
-    ASSERT_FALSE(store(file, "durable\n"));
+    mapout::output_file::window view = file.current();
+    ASSERT_FALSE(store(file, view, "durable\n"));
     system_call_log calls;
-    ASSERT_FALSE(file.persist(file.current().begin));
+    ASSERT_FALSE(file.persist(view));
     EXPECT_EQ(calls.fsyncs(), 1);
     EXPECT_EQ(size_seen_by_reader(path), 8);
     EXPECT_EQ(read_file(path), "durable\n");
-    ASSERT_FALSE(file.close(file.current().begin));
+    ASSERT_FALSE(file.close(view));
   }
 }
 
@@ -232,7 +244,8 @@ TEST(OutputFile, MoveAndSwapCarryTheFile) {
   ASSERT_FALSE(store(second, "three"));
   second = std::move(moved);  // closes the first file, takes the second
   EXPECT_EQ(read_file(dir / "first"), "onetwothree");
-  ASSERT_FALSE(second.close(second.current().begin));
+  mapout::output_file::window view = second.current();
+  ASSERT_FALSE(second.close(view));
   EXPECT_EQ(read_file(dir / "second"), "23");
 }
 

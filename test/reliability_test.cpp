@@ -43,7 +43,7 @@ std::string text(std::size_t size, char salt = 0) {
 }
 
 mapout::options on_sigbus(std::size_t reserve = 0) {
-  mapout::options opts = mapout::test::mapped(reserve ? reserve : mapout::options{}.reserve);
+  mapout::options opts = mapout::test::mapped(reserve ? reserve : mapout::options{}.mapping_size);
   opts.extension = mapout::extension::on_sigbus;
   return opts;
 }
@@ -88,6 +88,22 @@ TEST(PartialPage, BytesStoredAfterPublishAreKept) {
     out.close();
     EXPECT_TRUE(out);
     EXPECT_EQ(same_bytes(dir / "published", bytes + more), "ok");
+  }
+}
+
+// A seek past the published end, still inside the page that holds it, then one byte.
+TEST(PartialPage, ByteStoredPastThePublishedEndInItsPageIsKept) {
+  for (const auto& mode : mapped_modes()) {
+    SCOPED_TRACE(mode.name);
+    temp_dir dir;
+    {
+      mapout::ostream out(dir / "f", std::ios::out, mode.opts);
+      out << std::string(1659, 'a');
+      out.publish();
+      out.seekp(1677);
+      out.put('Z');
+    }
+    EXPECT_EQ(same_bytes(dir / "f", std::string(1659, 'a') + std::string(18, '\0') + "Z"), "ok");
   }
 }
 
@@ -227,7 +243,7 @@ std::string fill_until_full(const std::filesystem::path& path, const mapout::opt
   // whole reservation later: bytes from that store on may be missing, never bytes before it, and
   // the file never ends in bytes nobody wrote.
   const std::string got = read_file(path);
-  if (got.size() + opts.reserve + bytes.size() < taken) {
+  if (got.size() + opts.mapping_size + bytes.size() < taken) {
     return "lost bytes before the failure: " + std::to_string(got.size()) + " of " +
            std::to_string(taken);
   }

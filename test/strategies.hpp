@@ -16,10 +16,10 @@ inline std::size_t page_size() {
   return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
-inline options mapped(std::size_t reserve = options{}.reserve) {
+inline options mapped(std::size_t reserve = options{}.mapping_size) {
   options opts;
   opts.strategy = strategy::mapped;
-  opts.reserve = reserve;
+  opts.mapping_size = reserve;
   return opts;
 }
 

@@ -1,20 +1,16 @@
-// mapout::sink: a Boost.Iostreams device over mapout::output_file. The only mapout header that
+// mapout::sink: a Boost.Iostreams device over mapout::streambuf. The only mapout header that
 // includes Boost; the mapout library itself does not depend on it.
 #pragma once
 
 #include <boost/iostreams/categories.hpp>
 #include <boost/iostreams/positioning.hpp>
 
-#include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <ios>
 #include <memory>
-#include <string>
-#include <system_error>
 
 #include "mapout/options.hpp"
-#include "mapout/output_file.hpp"
+#include "mapout/streambuf.hpp"
 
 namespace mapout {
 
@@ -50,12 +46,8 @@ class sink {
   // means what it means to std::ofstream (app, ate, trunc, and in to keep the file's bytes).
   explicit sink(const std::filesystem::path& path,
                 std::ios_base::openmode mode = std::ios_base::out, const options& opts = {})
-      : state_(std::make_shared<state>()) {
-    state& s = *state_;
-    if (const std::error_code ec = s.file.open(path, mode | std::ios_base::out, opts)) {
-      s.fail("open", ec);
-    }
-    s.take_window();
+      : buf_(std::make_shared<streambuf>()) {
+    if (!buf_->open(path, mode | std::ios_base::out, opts)) throw buf_->file().error_exception();
   }
   sink(const std::filesystem::path& path, const options& opts)
       : sink(path, std::ios_base::out, opts) {}
@@ -64,95 +56,38 @@ class sink {
   sink(const sink&) = default;
   sink& operator=(const sink&) = default;
 
-  bool is_open() const noexcept { return state_->file.is_open(); }
+  bool is_open() const noexcept { return buf_->is_open(); }
 
-  // A copy into the mapping while the window has room; output_file::write when it does not.
-  std::streamsize write(const char* data, std::streamsize size) {
-    state& s = *state_;
-    if (size > 0 && size <= s.end - s.put) {
-      std::memcpy(s.put, data, static_cast<std::size_t>(size));
-      s.put += size;
-      return size;
-    }
-    const std::error_code ec = s.file.write(s.put, data, static_cast<std::size_t>(size));
-    s.take_window();
-    if (ec) s.fail("write", ec);
-    return size;
-  }
+  // Into the window while it has room, through the file when it does not; throws on failure.
+  std::streamsize write(const char* data, std::streamsize size) { return buf_->sputn(data, size); }
 
   // Moves the cursor like lseek(2); seeking past the end and writing leaves zeros between. A
   // failed seek returns -1, which the stream turns into failbit, and is not sticky. It does not
   // throw: std::ostream::seekp does not catch what the device throws.
   std::streampos seek(boost::iostreams::stream_offset offset, std::ios_base::seekdir dir) {
-    state& s = *state_;
-    if (dir == std::ios_base::cur && offset == 0) {
-      return boost::iostreams::offset_to_position(s.file.tell(s.put));
-    }
-    std::error_code ignored;
-    const std::int64_t position = s.file.seek(s.put, offset, dir, ignored);
-    s.take_window();
-    return boost::iostreams::offset_to_position(position);
+    return buf_->pubseekoff(offset, dir, std::ios_base::out);
   }
 
   // Free on a mapped file; hands the buffer to write(2) on a pipe, FIFO or other unmappable target,
   // so std::flush reaches the reader.
   bool flush() {
-    state& s = *state_;
-    if (!s.file.is_open()) return true;
-    const std::error_code ec = s.file.sync(s.put);
-    s.take_window();
-    if (ec) s.fail("write", ec);
+    if (buf_->pubsync() != 0) throw buf_->file().error_exception();
     return true;
   }
 
   // Cuts the file to the bytes written and closes it, for every copy. Closing a closed sink does
   // nothing, so Boost's own close after the user's is harmless.
   void close() {
-    state& s = *state_;
-    if (!s.file.is_open()) return;
-    const std::error_code ec = s.file.close(s.put);
-    s.put = s.end = nullptr;
-    if (ec) s.fail("close", ec);
+    if (buf_->is_open() && !buf_->close()) throw buf_->file().error_exception();
   }
 
-  // Boost's buffer in front of the device (perf/boost_buffer, 256 MiB, ext4 and tmpfs). Without
-  // one, Boost's streambuf hands the device one byte per call: 1.9-2.2x the CPU time of a 4 KiB
-  // buffer for 1-10 byte tokens, 4.9-7.6x for 80-byte lines and 4 KiB blocks. Buffers from 1 KiB
-  // to 64 KiB differed by no more than the noise (CPU medians within 10 %, no size ahead in every
-  // cell), so one page: Boost's own default, the smallest that ties, and it stays in L1.
+  // Boost's buffer in front of the device: one page, since Boost hands an unbuffered device one
+  // byte per call, and 1 KiB to 64 KiB measured alike (docs/decisions.md, "Boost buffer").
   std::streamsize optimal_buffer_size() const noexcept { return 4096; }
 
  private:
-  struct state {
-    output_file file;
-    // The cursor in file.current() and that window's end, kept here so that write() makes no call
-    // while the window has room.
-    char* put = nullptr;
-    char* end = nullptr;
-
-    state() = default;
-    state(const state&) = delete;
-    state& operator=(const state&) = delete;
-    ~state() {
-      if (file.is_open()) file.close(put);
-    }
-
-    void take_window() noexcept {
-      const output_file::window window = file.current();
-      put = window.begin;
-      end = window.end;
-    }
-
-    // Throws the failure whose what() is "mapout: <operation> '<path>': <reason>", naming the
-    // system call that failed when `ec` is the file's sticky error.
-    [[noreturn]] void fail(const char* operation, std::error_code ec) const {
-      if (ec == file.error()) throw std::ios_base::failure(file.error_context(), ec);
-      throw std::ios_base::failure(
-          "mapout: " + std::string(operation) + " '" + file.path().string() + "'", ec);
-    }
-  };
-
-  std::shared_ptr<state> state_;
+  // Shared by the copies Boost makes; the last one to go closes the file if nobody did.
+  std::shared_ptr<streambuf> buf_;
 };
 
 }  // namespace mapout

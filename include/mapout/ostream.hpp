@@ -53,20 +53,12 @@ constexpr bool inline_insertable =
 class ostream final : public std::ostream {
  public:
   ostream();
-  explicit ostream(const char* path, std::ios_base::openmode mode = std::ios_base::out,
-                   const options& opts = {});
-  explicit ostream(const std::string& path, std::ios_base::openmode mode = std::ios_base::out,
-                   const options& opts = {});
   explicit ostream(const std::filesystem::path& path,
                    std::ios_base::openmode mode = std::ios_base::out, const options& opts = {});
   ostream(ostream&& other);
   ostream& operator=(ostream&& other);
   void swap(ostream& other);
 
-  void open(const char* path, std::ios_base::openmode mode = std::ios_base::out,
-            const options& opts = {});
-  void open(const std::string& path, std::ios_base::openmode mode = std::ios_base::out,
-            const options& opts = {});
   void open(const std::filesystem::path& path, std::ios_base::openmode mode = std::ios_base::out,
             const options& opts = {});
   bool is_open() const noexcept { return buf_.is_open(); }
@@ -79,6 +71,9 @@ class ostream final : public std::ostream {
   ostream& persist();
 
   streambuf* rdbuf() const noexcept { return const_cast<streambuf*>(&buf_); }
+  // The first failure of the file's life, and "mapout: <operation> '<path>': <reason>" for it.
+  std::error_code error() const noexcept { return buf_.error(); }
+  std::string error_message() const { return buf_.error_message(); }
 
   ostream& put(char c) {
     if (!sentry_is_noop() || !buf_.store(c)) std::ostream::put(c);

@@ -19,19 +19,18 @@ namespace mapout {
 //
 //   mapout::output_file file;
 //   if (auto ec = file.open("out.txt")) return ec;
-//   char* put = file.current().begin;
-//   // ... store into [put, file.current().end), advancing put ...
-//   if (auto ec = file.advance(put, 1)) return ec;  // window used up: get the next one
-//   put = file.current().begin;
-//   if (auto ec = file.close(put)) return ec;       // the file now holds exactly what was written
+//   mapout::output_file::window view = file.current();
+//   // ... store into [view.begin, view.end), advancing view.begin ...
+//   if (auto ec = file.make_room(view, 1)) return ec;  // used up: view is the next window
+//   if (auto ec = file.close(view)) return ec;         // the file holds exactly what was written
 //
-// Every call that takes `put` is told the caller's cursor in the current window (the bytes from
-// current().begin up to put were written) and leaves current().begin at the new cursor. Errors
-// from writing are sticky: once one happened, error() keeps it and every later write fails.
+// Every call that takes a window is told the caller's cursor by its begin (the bytes up to it
+// were written) and hands the new window back in it. Errors from writing are sticky: once one
+// happened, error() keeps it and every later write fails.
 class output_file {
  public:
-  // The caller may store into [begin, end). It is empty before open, after close and after a seek
-  // out of the mapped range: advance() then makes room.
+  // The caller may store into [begin, end); begin is its cursor. It is empty before open, after
+  // close and after a seek out of the mapped range: make_room() then makes room.
   struct window {
     char* begin = nullptr;
     char* end = nullptr;
@@ -40,7 +39,7 @@ class output_file {
   output_file() noexcept;
   output_file(output_file&& other) noexcept;
   output_file& operator=(output_file&& other) noexcept;
-  // Closes the file; an error is lost, so call close() to see it.
+  // Closes the file at current().begin; an error is lost, so call close() to see it.
   ~output_file();
   void swap(output_file& other) noexcept;
 
@@ -52,42 +51,50 @@ class output_file {
   bool is_open() const noexcept;
   // True when the window is a mapping of the file, false on the buffered strategy.
   bool is_mapped() const noexcept;
+  // The window after open, with nothing written in it yet.
   window current() const noexcept;
 
-  // Makes current() hold at least one byte at the cursor; `wanted` says how many would help.
-  std::error_code advance(char* put, std::size_t wanted) noexcept;
+  // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.
+  std::error_code make_room(window& view, std::size_t wanted) noexcept;
   // Writes size bytes at the cursor, however large, through as many windows as it takes.
-  std::error_code write(char* put, const char* data, std::size_t size) noexcept;
+  std::error_code write(window& view, const char* data, std::size_t size) noexcept;
   // The cursor's offset in the file, or -1 where the target cannot seek.
-  std::int64_t tell(const char* put) const noexcept;
+  std::int64_t tell(const window& view) const noexcept;
   // Moves the cursor like lseek(2) and returns the new offset, or -1 with ec set. A failed seek is
-  // not sticky: writing goes on where it was. Seeking past the end and writing leaves zeros
-  // between.
-  std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+  // not sticky: writing goes on where it was. Seeking past the end and writing leaves a hole that
+  // reads as zeros.
+  std::int64_t seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
                     std::error_code& ec) noexcept;
-  // Cheap enough for every line: hands the buffer to write(2) on the buffered strategy and does
-  // nothing else (no system call at all on the mapping).
-  std::error_code sync(char* put) noexcept;
+  // What std::ostream::flush asks for: the bytes go to write(2) on a pipe, a terminal, a socket or
+  // an appended file, where a reader waits for them; on a regular file nothing happens (the
+  // bytes are in the page cache already, or wait in the buffer for publish or close).
+  std::error_code flush(window& view) noexcept;
   // Makes the file's size and bytes what close() would leave, for a reader in another process,
-  // while writing goes on: the extent ahead of the bytes written is cut back (one ftruncate).
-  std::error_code publish(char* put) noexcept;
+  // while writing goes on.
+  std::error_code publish(window& view) noexcept;
   // publish(), then fsync(2): the bytes are on the disk when it returns.
-  std::error_code persist(char* put) noexcept;
-  // Cuts the file to the largest offset ever written, unmaps and closes. The first error of the
-  // file's life is returned, and kept in error() after the file is closed.
-  std::error_code close(char* put) noexcept;
+  std::error_code persist(window& view) noexcept;
+  // Cuts the file to the bytes written, unmaps and closes, and empties view. The first error of
+  // the file's life is returned, and kept in error() after the file is closed.
+  std::error_code close(window& view) noexcept;
 
   const std::filesystem::path& path() const noexcept;
-  // The first write, extension or close error, or the error of the last failed open.
+  // The first write, extension or close error, the error of the last failed open, or EBADF for a
+  // call made while not open.
   std::error_code error() const noexcept;
   // "mapout: <operation> '<path>': <reason>" for error(), or "" when there is none.
   std::string error_message() const;
-  // error_message() without ": <reason>", for std::system_error and std::ios_base::failure, whose
-  // what() appends the reason of their code() themselves.
-  std::string error_context() const;
+  // What the streams throw for error(): what() is error_message(), code() is error().
+  std::ios_base::failure error_exception() const;
 
  private:
   struct state;
+  // Records EBADF for `operation` unless an earlier failure is kept, and returns it.
+  std::error_code not_open(const char* operation) noexcept;
+  // Makes `call` with the caller's cursor and hands the backend's new window back in view.
+  template <class Call>
+  std::error_code forward(window& view, const char* operation, Call call) noexcept;
+
   std::unique_ptr<state> state_;
 };
 

@@ -43,8 +43,6 @@ class streambuf : public std::streambuf {
 
   // As std::basic_filebuf::open: `this`, or nullptr when the file could not be opened or this
   // buffer is open already; error_message() says why.
-  streambuf* open(const char* path, std::ios_base::openmode mode, const options& opts = {});
-  streambuf* open(const std::string& path, std::ios_base::openmode mode, const options& opts = {});
   streambuf* open(const std::filesystem::path& path, std::ios_base::openmode mode,
                   const options& opts = {});
   // As std::basic_filebuf::close: `this`, or nullptr when the buffer was not open or anything in
@@ -59,7 +57,6 @@ class streambuf : public std::streambuf {
 
   std::error_code error() const noexcept { return file_.error(); }
   std::string error_message() const { return file_.error_message(); }
-  std::string error_context() const { return file_.error_context(); }
   const output_file& file() const noexcept { return file_; }
 
  protected:
@@ -93,9 +90,15 @@ class streambuf : public std::streambuf {
     return true;
   }
 
-  // Makes the put area the file's current window.
-  void take_window() noexcept;
-  [[noreturn]] void throw_failure(std::error_code code) const;
+  // xsputn's way when the bytes do not fit. Out of line: inlined, it lets the compiler load pptr
+  // and epptr as one 16-byte word, which waits for the previous call's store to pptr each time
+  // (docs/decisions.md, "xsputn").
+  [[gnu::noinline]] void write_through(const char* data, std::size_t size);
+
+  // The put area as output_file's window (the cursor at pptr), and back: every call into the file
+  // takes the one and sets the other from what the call hands back.
+  output_file::window put_area() const noexcept { return {pptr(), epptr()}; }
+  void set_put_area(const output_file::window& view) noexcept { setp(view.begin, view.end); }
 
   output_file file_;
   const std::ios* owner_ = nullptr;  // the mapout::ostream this buffer belongs to, if any

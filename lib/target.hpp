@@ -1,4 +1,5 @@
-// The std::basic_filebuf::open table, for the modes an output file can have.
+// How a path is opened: the std::basic_filebuf::open table for the modes an output file can have,
+// and whether the open target can be mapped, and should be.
 #pragma once
 
 #include <ios>
@@ -15,5 +16,18 @@ struct open_flags {
 // The flags for `mode`, or false where the table has no row for it (no out nor app, trunc with
 // app, trunc without out) and std::basic_filebuf::open would fail.
 bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept;
+
+enum class target_kind {
+  // Not a regular file on a local file system: only the buffer can write it. Network and FUSE
+  // file systems are among these: their mapped pages reach the server late, and errors surface
+  // as SIGBUS.
+  unmappable,
+  // A file that can be mapped, where write(2) from a buffer measured faster: tmpfs and ext4.
+  buffer_wins,
+  // A file on a local file system where the mapping is kept.
+  mapping_wins,
+};
+
+target_kind kind_of(int fd) noexcept;
 
 }  // namespace mapout::detail
