@@ -98,19 +98,19 @@ PY
 
 case "$mode" in
   test)
-    configure build -Dperf=disabled
+    configure build -Dwerror=true -Dperf=disabled
     quietly ninja -C build
     run_tests build
     ;;
   sanitize)
-    configure build-sanitize -Dperf=disabled -Dbuildtype=debugoptimized \
+    configure build-sanitize -Dwerror=true -Dperf=disabled -Dbuildtype=debugoptimized \
       -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
     quietly ninja -C build-sanitize
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       run_tests build-sanitize
     ;;
   perf)
-    configure build -Dperf=enabled
+    configure build -Dwerror=true -Dperf=enabled
     quietly ninja -C build
     mkdir -p build/perf
     build/perf/compare --out build/perf "${@:2}"

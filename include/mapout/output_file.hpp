@@ -2,6 +2,10 @@
 // non-throwing std::error_code API. The streambuf and every adapter are thin layers over it.
 #pragma once
 
+#if __cplusplus < 201703L
+#error "mapout needs C++17 (-std=c++17 or later)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
