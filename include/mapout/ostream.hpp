@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/streambuf.hpp"
 
@@ -50,7 +51,7 @@ constexpr bool inline_insertable =
 // final, unlike std::ofstream: in a final class the std::ios base sits at an offset known when
 // compiling, so each inline call reads the state directly instead of through the virtual-base
 // offset in the vtable first (two dependent loads per call). Wrap it instead of deriving from it.
-class ostream final : public std::ostream {
+class MAPOUT_API ostream final : public std::ostream {
  public:
   ostream();
   explicit ostream(const char* path, std::ios_base::openmode mode = std::ios_base::out,

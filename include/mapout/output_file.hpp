@@ -14,6 +14,7 @@
 #include <string>
 #include <system_error>
 
+#include "mapout/export.h"
 #include "mapout/options.hpp"
 
 namespace mapout {
@@ -32,7 +33,7 @@ namespace mapout {
 // Every call that takes `put` is told the caller's cursor in the current window (the bytes from
 // current().begin up to put were written) and leaves current().begin at the new cursor. Errors
 // from writing are sticky: once one happened, error() keeps it and every later write fails.
-class output_file {
+class MAPOUT_API output_file {
  public:
   // The caller may store into [begin, end). It is empty before open, after close and after a seek
   // out of the mapped range: advance() then makes room.

@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/output_file.hpp"
 #include "mapout/short_copy.hpp"
@@ -30,7 +31,7 @@ namespace mapout {
 // and the path) when the file cannot take more bytes; std::ostream turns that into badbit and
 // rethrows only where exceptions() asks for it. sync() and seeks report failure by return value.
 // Reading is not supported: underflow always reports end of file.
-class streambuf : public std::streambuf {
+class MAPOUT_API streambuf : public std::streambuf {
  public:
   streambuf() = default;
   streambuf(streambuf&& other) noexcept;
