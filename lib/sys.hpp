@@ -2,11 +2,17 @@
 // test can replace any entry to make that call fail on purpose.
 #pragma once
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
 
 #include <cstddef>
+
+// Kernel headers before Linux 5.14 lack it; an older kernel then refuses the advice with EINVAL.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 namespace mapout::detail {
 
