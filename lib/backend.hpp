@@ -37,6 +37,7 @@ class backend {
 
   const window& current() const noexcept { return window_; }
   const failure& error() const noexcept { return error_; }
+  int descriptor() const noexcept { return fd_; }
   virtual bool is_mapped() const noexcept = 0;
 
   virtual failure advance(char* put, std::size_t wanted) noexcept = 0;

@@ -23,9 +23,8 @@ class buffered_backend final : public backend {
 
   // Writes [buffer, put) and makes the whole buffer the window again.
   failure flush(char* put) noexcept;
-  // For the mapping that takes over from the first buffer (output_file.cpp): the descriptor, and
-  // giving it up once the mapping has it.
-  int descriptor() const noexcept { return fd_; }
+  // For the mapping that takes over from the first buffer (output_file.cpp): giving the
+  // descriptor up once the mapping has it.
   void release_descriptor() noexcept { fd_ = -1; }
 
   bool is_mapped() const noexcept override { return false; }

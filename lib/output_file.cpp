@@ -219,6 +219,10 @@ std::error_code output_file::close(char* put) noexcept {
   return state_->error.code;
 }
 
+int output_file::native_handle() const noexcept {
+  return is_open() ? state_->backend->descriptor() : -1;
+}
+
 const std::filesystem::path& output_file::path() const noexcept {
   return state_ ? state_->path : no_path;
 }

@@ -80,6 +80,8 @@ class MAPOUT_API ostream final : public std::ostream {
   ostream& persist();
 
   streambuf* rdbuf() const noexcept { return const_cast<streambuf*>(&buf_); }
+  // The descriptor, borrowed: mapout closes it (see output_file::native_handle). -1 when closed.
+  int native_handle() const noexcept { return buf_.native_handle(); }
 
   ostream& put(char c) {
     if (!sentry_is_noop() || !buf_.store(c)) std::ostream::put(c);

@@ -82,6 +82,11 @@ class MAPOUT_API output_file {
   // file's life is returned, and kept in error() after the file is closed.
   std::error_code close(char* put) noexcept;
 
+  // The file's descriptor, borrowed: mapout still owns and closes it. For fstat, fchmod, flock,
+  // fdatasync and the like; bytes written through it bypass the window, and close() still cuts the
+  // file to the largest offset written through mapout. -1 when no file is open.
+  int native_handle() const noexcept;
+
   const std::filesystem::path& path() const noexcept;
   // The first write, extension or close error, or the error of the last failed open.
   std::error_code error() const noexcept;

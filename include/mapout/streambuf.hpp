@@ -60,6 +60,9 @@ class MAPOUT_API streambuf : public std::streambuf {
   std::string error_message() const { return file_.error_message(); }
   std::string error_context() const { return file_.error_context(); }
   const output_file& file() const noexcept { return file_; }
+  // The descriptor, borrowed (see output_file::native_handle), or -1 when closed. Call publish()
+  // first when something reads the file through it.
+  int native_handle() const noexcept { return file_.native_handle(); }
 
  protected:
   int_type overflow(int_type c) override;
