@@ -3,7 +3,7 @@
 #pragma once
 
 #if __cplusplus < 201703L
-#error "mapout needs C++17 (-std=c++17 or later)"
+#error "mapout's C++ API needs C++17 (-std=c++17 or later); older C++ can use mapout/mapout.h"
 #endif
 
 #include <cstddef>
