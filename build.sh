@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # mapout in two commands on a fresh Debian machine:
 #   ./build.sh test      install what is missing, configure, build, run every test
-#   ./build.sh perf      the same set-up, then the comparison against stdio and the other writers
-#                        (about 50 minutes; extra arguments go to perf/compare: --quick, --list)
+#   ./build.sh perf      the same set-up, then the headline comparison against stdio and the other
+#                        writers, one size on both file systems (about 2 minutes), and its chart
+#   ./build.sh perf --full   every size, writer and mode instead (about 50 minutes); other
+#                        arguments go to perf/compare (--fs, --sizes, --writers, --list, ...)
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
 # Quiet when everything is present; a step that fails prints its log.
 set -euo pipefail
@@ -113,7 +115,13 @@ case "$mode" in
     configure build -Dwerror=true -Dperf=enabled
     quietly ninja -C build
     mkdir -p build/perf
-    build/perf/compare --out build/perf "${@:2}"
+    preset=(--headline)
+    arguments=("${@:2}")
+    if [ "${arguments[0]:-}" = --full ]; then
+      preset=()
+      arguments=("${arguments[@]:1}")
+    fi
+    build/perf/compare --out build/perf "${preset[@]}" "${arguments[@]}"
     echo
     echo "The original experiment: 32 MiB of random bytes, one at a time (perf/seed_table)"
     build/perf/seed_table
