@@ -2,14 +2,15 @@
 # Consumer tests: mapout installed into a temporary prefix, then built against as a new user
 # would, once with the shared and once with the static library: a g++ line and a C99 line with
 # pkg-config, a CMake project with find_package(mapout), a meson project with mapout as a
-# subproject. Then `meson setup` of mapout itself on a machine without GoogleTest.
+# subproject; and every installed header compiled alone with GCC and Clang. Then `meson setup` of
+# mapout itself on a machine without GoogleTest.
 # Prints one line per check and `consumers: N passed, N failed`; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source_dir=$PWD
 consumers=$source_dir/test/consumers
 
-packages=(g++ gcc meson ninja-build pkg-config cmake binutils util-linux)
+packages=(g++ gcc clang meson ninja-build pkg-config cmake binutils util-linux)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
@@ -84,6 +85,27 @@ c99_with_pkg_config() {
     "$dir/app_c" "$dir/out.txt"
 }
 
+# Each installed header on its own, as the first include of a file, under every standard the
+# README names; mapout.h as C99 and C++ too.
+headers_compile_alone() {
+  local include=$work/$1/include header compiler std
+  for header in "$include"/mapout/*; do
+    for compiler in g++:c++17 g++:c++20 g++:c++23 clang++:c++17 clang++:c++20; do
+      std=${compiler#*:}
+      echo "#include <mapout/${header##*/}>" |
+        "${compiler%:*}" -std="$std" "${strict[@]}" -I"$include" -x c++ -fsyntax-only - ||
+        return 1
+    done
+  done
+  for compiler in gcc clang; do
+    for header in mapout.h export.h version.hpp; do
+      # C forbids an empty translation unit, which a header of macros alone leaves.
+      printf '#include <mapout/%s>\ntypedef int declared;\n' "$header" |
+        "$compiler" -std=c99 "${strict[@]}" -I"$include" -x c -fsyntax-only - || return 1
+    done
+  done
+}
+
 cmake_find_package() {
   local dir=$work/cmake-$1
   cmake -S "$consumers" -B "$dir" -DCMAKE_PREFIX_PATH="$work/$1" &&
@@ -116,8 +138,11 @@ for kind in shared static; do
   check "$kind: meson install into a prefix" install_mapout "$kind"
   libdir=$(dirname "$(find "$work/$kind" -name mapout.pc)")
   export PKG_CONFIG_PATH=$libdir LD_LIBRARY_PATH=${libdir%/pkgconfig}
-  [ "$kind" = shared ] && check "shared: versioned SONAME, no mapout::detail exported" \
-    exports_public_api_only
+  if [ "$kind" = shared ]; then
+    check "shared: versioned SONAME, no mapout::detail exported" exports_public_api_only
+    check "every installed header alone: g++ C++17/20/23, clang++ C++17/20, C99" \
+      headers_compile_alone "$kind"
+  fi
   check "$kind: g++ -std=c++17 with pkg-config" gxx_with_pkg_config "$kind"
   check "$kind: gcc -std=c99 with pkg-config and mapout.h" c99_with_pkg_config "$kind"
   check "$kind: CMake find_package(mapout), C++ and C" cmake_find_package "$kind"
