@@ -106,6 +106,30 @@ headers_compile_alone() {
   done
 }
 
+# block LANGUAGE: the first fenced block of that language in README.md.
+block() {
+  awk -v fence="\`\`\`$1" '$0 == fence { inside = 1; next } inside && /^```/ { exit } inside' \
+    "$source_dir/README.md"
+}
+
+# The README's first C++ snippet as written, and its C snippet inside a main().
+readme_snippets() {
+  local dir=$work/readme-$1
+  mkdir -p "$dir/gen"
+  block cpp >"$dir/snippet.cpp"
+  { printf '#include <stdio.h>\n#include <mapout/mapout.h>\nint main(void) {\n'
+    block c
+    printf 'return 0;\n}\n'; } >"$dir/snippet.c"
+  # shellcheck disable=SC2046
+  g++ -std=c++17 "${strict[@]}" "$dir/snippet.cpp" -o "$dir/snippet" \
+    $(pkg-config --cflags --libs mapout) &&
+    gcc -std=c99 "${strict[@]}" "$dir/snippet.c" -o "$dir/snippet_c" \
+      $(pkg-config --cflags --libs mapout) &&
+    (cd "$dir" && ./snippet && ./snippet_c) &&
+    grep -q 'const int n = 42;' "$dir/gen/tables.cpp" &&
+    grep -q 'const int n = 42;' "$dir/gen/tables.c"
+}
+
 cmake_find_package() {
   local dir=$work/cmake-$1
   cmake -S "$consumers" -B "$dir" -DCMAKE_PREFIX_PATH="$work/$1" &&
@@ -142,6 +166,7 @@ for kind in shared static; do
     check "shared: versioned SONAME, no mapout::detail exported" exports_public_api_only
     check "every installed header alone: g++ C++17/20/23, clang++ C++17/20, C99" \
       headers_compile_alone "$kind"
+    check "README's C++ and C snippets, as written" readme_snippets "$kind"
   fi
   check "$kind: g++ -std=c++17 with pkg-config" gxx_with_pkg_config "$kind"
   check "$kind: gcc -std=c99 with pkg-config and mapout.h" c99_with_pkg_config "$kind"
