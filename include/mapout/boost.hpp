@@ -65,6 +65,8 @@ class sink {
   sink& operator=(const sink&) = default;
 
   bool is_open() const noexcept { return state_->file.is_open(); }
+  // The descriptor, borrowed (see output_file::native_handle), or -1 when closed.
+  int native_handle() const noexcept { return state_->file.native_handle(); }
 
   // A copy into the mapping while the window has room; output_file::write when it does not.
   std::streamsize write(const char* data, std::streamsize size) {
