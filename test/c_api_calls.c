@@ -61,7 +61,8 @@ int write_alike(const char* mapout_path, const char* stdio_path, const char* mod
                 size_t why_size) {
   uint32_t state = seed * 2654435761u + 1;
   const int appending = strchr(mode, 'a') != NULL;
-  /* In "a+" mapout's tell counts from 0 until the buffer is written, stdio's from the end. */
+  /* In "a+" mapout's tell counts as std::fstream's does, from 0 until the buffer is written;
+   * stdio's counts from the end. */
   const int tells = !appending || strchr(mode, '+') == NULL;
   long long written = 0; /* an upper bound of the file's size, for seeks */
   int i;
@@ -111,9 +112,8 @@ int write_alike(const char* mapout_path, const char* stdio_path, const char* mod
       written += (long long)length;
     } else if (choice < 18 && !appending) {
       /* Anywhere up to past the end, now and then before the start (EINVAL). */
-      const int whence = (int)below(&state, 3) == 0   ? SEEK_SET
-                         : (int)below(&state, 2) == 0 ? SEEK_CUR
-                                                      : SEEK_END;
+      static const int whences[] = {SEEK_SET, SEEK_CUR, SEEK_END};
+      const int whence = whences[below(&state, 3)];
       const long long span = written + 2000;
       long long offset =
           (long long)below(&state, (uint32_t)span) - (whence == SEEK_SET ? 0 : span / 2);

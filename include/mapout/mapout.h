@@ -94,7 +94,9 @@ static inline int mapout_puts(const char* text, mapout_file* file) {
 /* fseeko with SEEK_SET, SEEK_CUR or SEEK_END: 0, or -1. Past the end and writing leaves zeros
  * between. A failed seek is not sticky. */
 MAPOUT_API int mapout_seek(mapout_file* file, int64_t offset, int whence);
-/* ftello: the cursor's offset, or -1 (ESPIPE where the target cannot seek). */
+/* ftello: the cursor's offset, or -1 (ESPIPE where the target cannot seek). In "a+" it counts as
+ * std::fstream's tellp does, from where the file was opened until the bytes are written; ftello
+ * counts from the end. */
 MAPOUT_API int64_t mapout_tell(mapout_file* file);
 /* fflush: 0, or -1. Free on a regular file; on a pipe, a terminal or an appended file it writes. */
 MAPOUT_API int mapout_flush(mapout_file* file);
