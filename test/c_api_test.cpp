@@ -99,6 +99,24 @@ TEST(CApi, InlinePutcAndShortWritesCrossEveryWindow) {
   EXPECT_TRUE(read_file(dir / "out") == expected);
 }
 
+// What a reader in another process sees: nothing beyond the bytes written, after publish as
+// after close, while writing goes on in between.
+TEST(CApi, PublishAndPersistLeaveExactlyTheBytesWritten) {
+  temp_dir dir;
+  const mapout_options opts = options_for(MAPOUT_MAPPED);
+  mapout_file* out = mapout_open((dir / "out").c_str(), "w", &opts);
+  ASSERT_NE(out, nullptr);
+  const std::string first = bytes_from(7, 50000);
+  ASSERT_EQ(mapout_write(first.data(), 1, first.size(), out), first.size());
+  ASSERT_EQ(mapout_publish(out), 0);
+  EXPECT_TRUE(read_file(dir / "out") == first);
+  ASSERT_EQ(mapout_puts("tail", out), 0);
+  ASSERT_EQ(mapout_persist(out), 0);
+  EXPECT_TRUE(read_file(dir / "out") == first + "tail");
+  ASSERT_EQ(mapout_close(out), 0);
+  EXPECT_TRUE(read_file(dir / "out") == first + "tail");
+}
+
 TEST(CApi, OpenRefusesModesThatAreNotWritingWithEinval) {
   temp_dir dir;
   const std::string path = (dir / "out").string();
