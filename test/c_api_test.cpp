@@ -11,10 +11,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "c_api_calls.h"
+#include "sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -170,6 +172,31 @@ TEST(CApi, ExclusiveModeRefusesAnExistingFileAndLeavesIt) {
   EXPECT_EQ(mapout_puts("new", fresh), 0);
   EXPECT_EQ(mapout_close(fresh), 0);
   EXPECT_EQ(read_file(dir / "fresh"), "new");
+}
+
+// The open entry of the system-call table for the test below: another process puts its own file
+// in place just after mapout created the path.
+int create_then_replace(const char* path, int flags, mode_t mode) {
+  const int fd = mapout::detail::real_system_calls().open(path, flags, mode);
+  if (fd >= 0 && (flags & O_EXCL) != 0) {
+    const std::string theirs = std::string(path) + ".theirs";
+    write_file(theirs, "theirs");
+    std::rename(theirs.c_str(), path);
+  }
+  return fd;
+}
+
+TEST(CApi, ExclusiveModeFailsAndLeavesTheFileWhenItIsReplacedBeforeTheReopen) {
+  temp_dir dir;
+  const std::string path = (dir / "raced").string();
+  mapout::detail::sys().open = create_then_replace;
+  errno = 0;
+  mapout_file* out = mapout_open(path.c_str(), "wx", nullptr);
+  const int open_errno = errno;
+  mapout::detail::sys() = mapout::detail::real_system_calls();
+  EXPECT_EQ(out, nullptr);
+  EXPECT_EQ(open_errno, EEXIST);
+  EXPECT_EQ(read_file(path), "theirs");
 }
 
 // /dev/full takes the buffer and fails every write(2) with ENOSPC.
