@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # mapout in two commands on a fresh Debian machine:
 #   ./build.sh test      install what is missing, configure, build, run every test
-#   ./build.sh perf      the same set-up, then the comparison against stdio and the other writers
-#                        (about 50 minutes; extra arguments go to perf/compare: --quick, --list)
+#   ./build.sh perf      the same set-up, then the headline comparison against stdio and the other
+#                        writers, one size on both file systems (about 2 minutes), and its chart
+#   ./build.sh perf --full   every size, writer and mode instead (about 50 minutes); other
+#                        arguments go to perf/compare (--fs, --sizes, --writers, --list, ...)
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 # Quiet when everything is present; a step that fails prints its log.
@@ -99,12 +101,12 @@ PY
 
 case "$mode" in
   test)
-    configure build -Dperf=disabled
+    configure build -Dwerror=true -Dperf=disabled
     quietly ninja -C build
     run_tests build
     ;;
   sanitize)
-    configure build-sanitize -Dperf=disabled -Dbuildtype=debugoptimized \
+    configure build-sanitize -Dwerror=true -Dperf=disabled -Dbuildtype=debugoptimized \
       -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
     quietly ninja -C build-sanitize
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -117,10 +119,16 @@ case "$mode" in
     GTEST_FILTER='Concurrency.*:SigbusMode.*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
     ;;
   perf)
-    configure build -Dperf=enabled
+    configure build -Dwerror=true -Dperf=enabled
     quietly ninja -C build
     mkdir -p build/perf
-    build/perf/compare --out build/perf "${@:2}"
+    preset=(--headline)
+    arguments=("${@:2}")
+    if [ "${arguments[0]:-}" = --full ]; then
+      preset=()
+      arguments=("${arguments[@]:1}")
+    fi
+    build/perf/compare --out build/perf "${preset[@]}" "${arguments[@]}"
     echo
     echo "The original experiment: 32 MiB of random bytes, one at a time (perf/seed_table)"
     build/perf/seed_table

@@ -217,6 +217,10 @@ std::error_code output_file::close(window& view) noexcept {
   return code_of(s.file.error);
 }
 
+int output_file::native_handle() const noexcept {
+  return is_open() ? state_->file.fd.get() : -1;
+}
+
 const std::filesystem::path& output_file::path() const noexcept {
   static const std::filesystem::path no_path;
   return state_ ? state_->path : no_path;

@@ -4,12 +4,18 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
 
 #include <cerrno>
 #include <cstddef>
+
+// Kernel headers before Linux 5.14 lack it; an older kernel then refuses the advice with EINVAL.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 namespace mapout::detail {
 

@@ -1,4 +1,4 @@
-// Parsing compare's flags into a plan, with the quick and full presets.
+// Parsing compare's flags into a plan, with the headline, quick and full presets.
 #include "options.hpp"
 
 #include <unistd.h>
@@ -16,12 +16,13 @@ constexpr std::uint64_t mib = std::uint64_t{1} << 20;
 
 void usage(const char* program, int status) {
   std::fprintf(status ? stderr : stdout,
-               "usage: %s [--quick] [--fs disk,tmpfs] [--sizes 16M,256M,1G]\n"
+               "usage: %s [--headline | --quick] [--fs disk,tmpfs] [--sizes 16M,256M,1G]\n"
                "          [--workloads bytes,tokens,lines,blocks-4k,blocks-1m] [--writers id,...]\n"
                "          [--rounds N] [--out DIR] [--disk-dir DIR] [--tmpfs-dir DIR]\n"
                "          [--include DIR] [--text-cap BYTES] [--every-row] [--list]\n"
                "Default (full): disk and tmpfs, 16M 256M 1G, every workload and writer, 5 rounds.\n"
                "At 1 GiB only the rows the targets compare run, unless --every-row or --writers.\n"
+               "--headline: 64M, the peers a reader compares first, every workload (~2 minutes).\n"
                "--quick: 16M and 256M, the writers marked quick (no fputs, no extra modes).\n"
                "Results go to DIR (default: the directory of this program): summary.txt,\n"
                "details.txt, results.csv, chart.dat and throughput.svg.\n",
@@ -58,6 +59,12 @@ std::uint64_t parse_size(const std::string& text) {
 }
 
 constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+
+// --headline: the standard peers, the hand-written buffer, mapout both ways and the ceiling, at one
+// size that keeps the whole run, both file systems, under two minutes on two cores.
+const std::vector<std::string> headline_writers = {
+    "ceiling", "stdio", "ofstream", "fmt", "llvm", "write64k", "mapout", "mapout-mapped"};
+constexpr std::uint64_t headline_size = 64 * mib;
 
 // At 1 GiB a round of every writer and workload takes about four minutes per file system here,
 // so the full run keeps the rows issue 3's targets compare there: the named peers on tokens, the
@@ -103,6 +110,7 @@ std::string program_dir() {
 settings parse_settings(int argc, char** argv, const std::vector<writer>& writers) {
   settings s;
   bool quick = false;
+  bool headline = false;
   bool every_row = false;
   std::vector<std::string> fs_names = {"disk", "tmpfs"};
   std::vector<std::string> writer_ids;
@@ -120,6 +128,8 @@ settings parse_settings(int argc, char** argv, const std::vector<writer>& writer
       usage(argv[0], 0);
     else if (flag == "--quick")
       quick = true;
+    else if (flag == "--headline")
+      headline = true;
     else if (flag == "--list")
       s.list_writers = true;
     else if (flag == "--fs")
@@ -151,9 +161,12 @@ settings parse_settings(int argc, char** argv, const std::vector<writer>& writer
       usage(argv[0], 2);
     }
   }
+  if (quick && headline) usage(argv[0], 2);
+  if (headline && writer_ids.empty()) writer_ids = headline_writers;
   if (sizes.empty()) {
-    sizes = quick ? std::vector<std::uint64_t>{16 * mib, 256 * mib}
-                  : std::vector<std::uint64_t>{16 * mib, 256 * mib, 1024 * mib};
+    sizes = headline ? std::vector<std::uint64_t>{headline_size}
+            : quick  ? std::vector<std::uint64_t>{16 * mib, 256 * mib}
+                     : std::vector<std::uint64_t>{16 * mib, 256 * mib, 1024 * mib};
   }
   if (s.what.rounds < 1) usage(argv[0], 2);
   if (disk_dir.empty()) disk_dir = s.out_dir + "/files";

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/iostreams/filter/gzip.hpp>
@@ -243,6 +244,18 @@ TEST(BoostSink, CloseThroughOneCopyClosesAll) {
   EXPECT_EQ(code, std::errc::bad_file_descriptor);
   EXPECT_EQ(message, "mapout: write '" + (dir / "out.txt").string() + "': " + code.message());
   out.close();  // Boost closes its copy too: nothing left to do, nothing thrown
+}
+
+TEST(BoostSink, NativeHandleIsTheFilesDescriptorUntilClosed) {
+  temp_dir dir;
+  mapout::sink out(dir / "out.txt");
+  struct stat by_descriptor;
+  struct stat by_path;
+  ASSERT_EQ(::fstat(out.native_handle(), &by_descriptor), 0);
+  ASSERT_EQ(::stat((dir / "out.txt").c_str(), &by_path), 0);
+  EXPECT_EQ(by_descriptor.st_ino, by_path.st_ino);
+  out.close();
+  EXPECT_EQ(out.native_handle(), -1);
 }
 
 TEST(BoostSink, LastCopyGoneClosesCompleteFile) {

@@ -57,6 +57,8 @@ class sink {
   sink& operator=(const sink&) = default;
 
   bool is_open() const noexcept { return buf_->is_open(); }
+  // The descriptor, borrowed (see output_file::native_handle), or -1 when closed.
+  int native_handle() const noexcept { return buf_->native_handle(); }
 
   // Into the window while it has room, through the file when it does not; throws on failure.
   std::streamsize write(const char* data, std::streamsize size) { return buf_->sputn(data, size); }

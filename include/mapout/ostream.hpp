@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/streambuf.hpp"
 
@@ -50,7 +51,7 @@ constexpr bool inline_insertable =
 // final, unlike std::ofstream: in a final class the std::ios base sits at an offset known when
 // compiling, so each inline call reads the state directly instead of through the virtual-base
 // offset in the vtable first (two dependent loads per call). Wrap it instead of deriving from it.
-class ostream final : public std::ostream {
+class MAPOUT_API ostream final : public std::ostream {
  public:
   ostream();
   explicit ostream(const std::filesystem::path& path,
@@ -74,6 +75,8 @@ class ostream final : public std::ostream {
   // The first failure of the file's life, and "mapout: <operation> '<path>': <reason>" for it.
   std::error_code error() const noexcept { return buf_.error(); }
   std::string error_message() const { return buf_.error_message(); }
+  // The descriptor, borrowed: mapout closes it (see output_file::native_handle). -1 when closed.
+  int native_handle() const noexcept { return buf_.native_handle(); }
 
   ostream& put(char c) {
     if (!sentry_is_noop() || !buf_.store(c)) std::ostream::put(c);

@@ -2,6 +2,10 @@
 // non-throwing std::error_code API. The streambuf and every adapter are thin layers over it.
 #pragma once
 
+#if __cplusplus < 201703L
+#error "mapout's C++ API needs C++17 (-std=c++17 or later); older C++ can use mapout/mapout.h"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -10,6 +14,7 @@
 #include <string>
 #include <system_error>
 
+#include "mapout/export.h"
 #include "mapout/options.hpp"
 
 namespace mapout {
@@ -27,7 +32,7 @@ namespace mapout {
 // Every call that takes a window is told the caller's cursor by its begin (the bytes up to it
 // were written) and hands the new window back in it. Errors from writing are sticky: once one
 // happened, error() keeps it and every later write fails.
-class output_file {
+class MAPOUT_API output_file {
  public:
   // The caller may store into [begin, end); begin is its cursor. It is empty before open, after
   // close and after a seek out of the mapped range: make_room() then makes room.
@@ -77,6 +82,11 @@ class output_file {
   // Cuts the file to the bytes written, unmaps and closes, and empties view. The first error of
   // the file's life is returned, and kept in error() after the file is closed.
   std::error_code close(window& view) noexcept;
+
+  // The file's descriptor, borrowed: mapout still owns and closes it. For fstat, fchmod, flock,
+  // fdatasync and the like; bytes written through it bypass the window, and close() still cuts the
+  // file to the largest offset written through mapout. -1 when no file is open.
+  int native_handle() const noexcept;
 
   const std::filesystem::path& path() const noexcept;
   // The first write, extension or close error, the error of the last failed open, or EBADF for a

@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/output_file.hpp"
 #include "mapout/short_copy.hpp"
@@ -32,7 +33,7 @@ namespace mapout {
 // sync(), except inside a mapout::ostream whose exceptions() ask for badbit: there it throws the
 // same failure, so that flush() and std::endl report errno and the path too.
 // Reading is not supported: underflow always reports end of file.
-class streambuf : public std::streambuf {
+class MAPOUT_API streambuf : public std::streambuf {
  public:
   streambuf() = default;
   streambuf(streambuf&& other) noexcept;
@@ -58,6 +59,9 @@ class streambuf : public std::streambuf {
   std::error_code error() const noexcept { return file_.error(); }
   std::string error_message() const { return file_.error_message(); }
   const output_file& file() const noexcept { return file_; }
+  // The descriptor, borrowed (see output_file::native_handle), or -1 when closed. Call publish()
+  // first when something reads the file through it.
+  int native_handle() const noexcept { return file_.native_handle(); }
 
  protected:
   int_type overflow(int_type c) override;

@@ -1,0 +1,120 @@
+/* mapout's C API: stdio's shape over mapout::output_file, for C99 and C++.
+ *
+ *   mapout_file* out = mapout_open("gen/tables.c", "w", NULL);
+ *   if (out == NULL) {
+ *     perror("gen/tables.c");
+ *     return 1;
+ *   }
+ *   mapout_puts("const int n = 42;", out);
+ *   mapout_putc('\n', out);
+ *   if (mapout_close(out) != 0) perror("gen/tables.c");
+ *
+ * Every call that fails returns stdio's failure value with errno set, and mapout_error() gives the
+ * first failure's message; nothing aborts or prints. A failed write, like any failure that loses
+ * bytes, is sticky: later writes fail too, and mapout_close() reports it. A file is not locked:
+ * the calls are putc_unlocked's kind, for one thread at a time. */
+#ifndef MAPOUT_MAPOUT_H
+#define MAPOUT_MAPOUT_H
+
+#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "mapout.h needs C99 (-std=c99 or later): its fast paths are inline functions"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mapout/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* mapout::strategy and mapout::extension, with the same meaning (include/mapout/options.hpp). */
+enum mapout_strategy { MAPOUT_AUTOMATIC = 0, MAPOUT_MAPPED = 1, MAPOUT_BUFFERED = 2 };
+enum mapout_extension { MAPOUT_EXTEND_AHEAD = 0, MAPOUT_EXTEND_ON_SIGBUS = 1 };
+
+/* mapout::options; mapout_options_init() fills in the defaults. */
+typedef struct mapout_options {
+  size_t mapping_size;  /* bytes of address space mapped over the file at once */
+  size_t buffer_size;   /* bytes buffered before each write(2) on the buffered strategy */
+  int strategy;         /* an enum mapout_strategy */
+  int extension;        /* an enum mapout_extension */
+  int guard_truncation; /* nonzero: a truncate by another process is an error, not SIGBUS */
+} mapout_options;
+
+/* An open file. Only mapout_open() makes one. `put` is the cursor and `end` the end of the window
+ * the inline functions below store into; the rest of the object is the library's. */
+typedef struct mapout_file {
+  char* put;
+  char* end;
+} mapout_file;
+
+MAPOUT_API void mapout_options_init(mapout_options* options);
+
+/* Opens like fopen: "w", "a", "r+", "w+", "a+", with "b" (ignored, as on Linux) and "x" after
+ * "w" (fail with EEXIST when the file exists); "r" is refused, mapout only writes. `options` may
+ * be NULL for the defaults. NULL with errno set on failure. */
+MAPOUT_API mapout_file* mapout_open(const char* path, const char* mode,
+                                    const mapout_options* options);
+
+/* The library side of the inline functions, for when the window is used up. */
+MAPOUT_API int mapout_putc_slow(int c, mapout_file* file);
+MAPOUT_API size_t mapout_write_slow(const void* data, size_t size, size_t count, mapout_file* file);
+
+/* fputc: c as an unsigned char, or -1 (EOF). */
+static inline int mapout_putc(int c, mapout_file* file) {
+  if (file->put != file->end) {
+    *file->put++ = (char)c;
+    return (unsigned char)c;
+  }
+  return mapout_putc_slow(c, file);
+}
+
+/* fwrite: `count`, or 0 when size or count is 0 or the write failed (then some of the bytes may
+ * be in the file). */
+static inline size_t mapout_write(const void* data, size_t size, size_t count, mapout_file* file) {
+  size_t bytes;
+  /* Strictly less: an empty window never reaches memcpy. */
+  if (!__builtin_mul_overflow(size, count, &bytes) && bytes != 0 &&
+      bytes < (size_t)(file->end - file->put)) {
+    memcpy(file->put, data, bytes);
+    file->put += bytes;
+    return count;
+  }
+  return mapout_write_slow(data, size, count, file);
+}
+
+/* fputs: 0, or -1 (EOF). */
+static inline int mapout_puts(const char* text, mapout_file* file) {
+  const size_t length = strlen(text);
+  return length == 0 || mapout_write(text, length, 1, file) == 1 ? 0 : -1;
+}
+
+/* fseeko with SEEK_SET, SEEK_CUR or SEEK_END: 0, or -1. Past the end and writing leaves zeros
+ * between. A failed seek is not sticky. */
+MAPOUT_API int mapout_seek(mapout_file* file, int64_t offset, int whence);
+/* ftello: the cursor's offset, or -1 (ESPIPE where the target cannot seek). In "a+" it counts as
+ * std::fstream's tellp does, from where the file was opened until the bytes are written; ftello
+ * counts from the end. */
+MAPOUT_API int64_t mapout_tell(mapout_file* file);
+/* fflush: 0, or -1. Free on a regular file; on a pipe, a terminal or an appended file it writes. */
+MAPOUT_API int mapout_flush(mapout_file* file);
+/* The file's size and bytes as close would leave them, for a reader in another process: 0 or -1. */
+MAPOUT_API int mapout_publish(mapout_file* file);
+/* mapout_publish(), then fsync: the bytes are on the disk. 0, or -1. */
+MAPOUT_API int mapout_persist(mapout_file* file);
+/* fclose: cuts the file to the largest offset written, closes and frees, even on failure. 0, or -1
+ * with errno set by the first failure of the file's life. */
+MAPOUT_API int mapout_close(mapout_file* file);
+/* "mapout: <operation> '<path>': <reason>" for the first failure, or "" when there is none. Valid
+ * until mapout_close(). */
+MAPOUT_API const char* mapout_error(mapout_file* file);
+/* fileno: the descriptor, borrowed (mapout closes it); for fstat, fchmod, flock, fdatasync. */
+MAPOUT_API int mapout_fileno(mapout_file* file);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,303 @@
+// mapout's C API (include/mapout/mapout.h) over mapout::output_file.
+#include "mapout/mapout.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <system_error>
+
+#include "mapout/output_file.hpp"
+#include "sys.hpp"
+
+namespace {
+
+// What mapout_open hands out: the window the inline functions store into, then the file.
+struct handle : mapout_file {
+  mapout::output_file file;
+  std::string first_error;  // set once, at the first failure, so mapout_error stays valid
+};
+
+handle& handle_of(mapout_file* file) noexcept {
+  return static_cast<handle&>(*file);
+}
+
+// An empty window points both ends at the handle itself rather than at null: end - put is then
+// defined in C, and memcpy never sees a null pointer.
+char* empty_window(handle& h) noexcept {
+  return reinterpret_cast<char*>(static_cast<mapout_file*>(&h));
+}
+
+// The window output_file expects, its begin the cursor: where the inline functions left off, or
+// the file's own window when they were shown an empty one.
+mapout::output_file::window view_of(handle& h) noexcept {
+  return h.put == empty_window(h) ? h.file.current() : mapout::output_file::window{h.put, h.end};
+}
+
+// After each call: the window the file handed back, or an empty one once writing has failed, so
+// that every later write reaches the library and fails there too.
+void show_window(handle& h, const mapout::output_file::window& window) noexcept {
+  if (h.file.error() || window.begin == nullptr) {
+    h.put = h.end = empty_window(h);
+  } else {
+    h.put = window.begin;
+    h.end = window.end;
+  }
+}
+
+int errno_of(std::error_code ec) noexcept {
+  const bool is_errno =
+      ec.category() == std::generic_category() || ec.category() == std::system_category();
+  return is_errno ? ec.value() : EIO;
+}
+
+// Keeps the first failure's message. The file describes its own sticky failures; a failed seek
+// or tell, which is not sticky, is described here.
+void remember(handle& h, std::error_code ec, const char* operation) noexcept {
+  if (!h.first_error.empty()) return;
+  try {
+    h.first_error = h.file.error() == ec ? h.file.error_message()
+                                         : "mapout: " + std::string(operation) + " '" +
+                                               h.file.path().string() + "': " + ec.message();
+  } catch (const std::bad_alloc&) {
+    // The message is lost; errno still says what failed.
+  }
+}
+
+// Every failing call ends here: the message kept, errno set, -1 returned.
+int fail(handle& h, std::error_code ec, const char* operation) noexcept {
+  remember(h, ec, operation);
+  errno = errno_of(ec);
+  return -1;
+}
+
+int fail(handle& h, std::errc code, const char* operation) noexcept {
+  return fail(h, std::make_error_code(code), operation);
+}
+
+struct open_request {
+  std::ios_base::openmode mode{};
+  bool exclusive = false;  // "x": the file must not exist
+};
+
+// fopen's mode string: a first letter, then '+', 'b', 'x' (after "w" only) and glibc's 'e'
+// (mapout's descriptors are always close-on-exec). False for anything else, and for "r", which
+// would only read.
+bool parse_mode(const char* mode, open_request& request) noexcept {
+  using std::ios_base;
+  if (mode[0] == '\0') return false;
+  bool update = false;
+  for (const char* c = mode + 1; *c != '\0'; ++c) {
+    if (*c == '+') {
+      update = true;
+    } else if (*c == 'x' && mode[0] == 'w') {
+      request.exclusive = true;
+    } else if (*c != 'b' && *c != 'e') {
+      return false;
+    }
+  }
+  switch (mode[0]) {
+    case 'w':
+      request.mode =
+          ios_base::out | ios_base::trunc | (update ? ios_base::in : ios_base::openmode{});
+      return true;
+    case 'a':
+      request.mode = ios_base::out | ios_base::app | (update ? ios_base::in : ios_base::openmode{});
+      return true;
+    case 'r':
+      request.mode = ios_base::out | ios_base::in;
+      return update;
+    default:
+      return false;
+  }
+}
+
+bool to_options(const mapout_options& from, mapout::options& to) noexcept {
+  if (from.strategy < MAPOUT_AUTOMATIC || from.strategy > MAPOUT_BUFFERED) return false;
+  if (from.extension < MAPOUT_EXTEND_AHEAD || from.extension > MAPOUT_EXTEND_ON_SIGBUS) {
+    return false;
+  }
+  to.mapping_size = from.mapping_size;
+  to.buffer_size = from.buffer_size;
+  to.strategy = static_cast<mapout::strategy>(from.strategy);
+  to.extension = static_cast<mapout::extension>(from.extension);
+  to.guard_truncation = from.guard_truncation != 0;
+  return true;
+}
+
+// "x": creates the file with O_EXCL, then reopens it for update (no truncation) and checks that
+// it is still the file created, since output_file has no exclusive mode of its own.
+std::error_code open_exclusive(handle& h, const char* path, const mapout::options& opts) {
+  using mapout::detail::sys;
+  const int fd = sys().open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return {errno, std::generic_category()};
+  struct stat created;
+  const bool known = sys().fstat(fd, &created) == 0;
+  const int saved_errno = errno;
+  sys().close(fd);
+  if (!known) return {saved_errno, std::generic_category()};
+  if (std::error_code ec = h.file.open(path, std::ios_base::out | std::ios_base::in, opts)) {
+    return ec;
+  }
+  struct stat opened;
+  if (sys().fstat(h.file.native_handle(), &opened) != 0 || opened.st_dev != created.st_dev ||
+      opened.st_ino != created.st_ino) {
+    // Replaced in between by another process: leave its file as it is.
+    mapout::output_file::window view = h.file.current();
+    h.file.close(view);
+    return std::make_error_code(std::errc::file_exists);
+  }
+  return {};
+}
+
+}  // namespace
+
+extern "C" {
+
+void mapout_options_init(mapout_options* options) {
+  const mapout::options defaults;
+  options->mapping_size = defaults.mapping_size;
+  options->buffer_size = defaults.buffer_size;
+  options->strategy = static_cast<int>(defaults.strategy);
+  options->extension = static_cast<int>(defaults.extension);
+  options->guard_truncation = defaults.guard_truncation ? 1 : 0;
+}
+
+mapout_file* mapout_open(const char* path, const char* mode, const mapout_options* options) {
+  open_request request;
+  mapout::options opts;
+  if (path == nullptr || mode == nullptr || !parse_mode(mode, request) ||
+      (options != nullptr && !to_options(*options, opts))) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  auto* h = new (std::nothrow) handle;
+  if (h == nullptr) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  std::error_code ec;
+  try {
+    ec =
+        request.exclusive ? open_exclusive(*h, path, opts) : h->file.open(path, request.mode, opts);
+  } catch (const std::bad_alloc&) {
+    ec = std::make_error_code(std::errc::not_enough_memory);
+  }
+  if (ec) {
+    delete h;
+    errno = errno_of(ec);
+    return nullptr;
+  }
+  show_window(*h, h->file.current());
+  return h;
+}
+
+int mapout_putc_slow(int c, mapout_file* file) {
+  handle& h = handle_of(file);
+  mapout::output_file::window view = view_of(h);
+  const std::error_code ec = h.file.make_room(view, 1);
+  show_window(h, view);
+  if (ec) return fail(h, ec, "write");
+  *h.put++ = static_cast<char>(c);
+  return static_cast<unsigned char>(c);
+}
+
+size_t mapout_write_slow(const void* data, size_t size, size_t count, mapout_file* file) {
+  handle& h = handle_of(file);
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(size, count, &bytes)) {
+    fail(h, std::errc::value_too_large, "write");
+    return 0;
+  }
+  if (bytes == 0) return 0;
+  mapout::output_file::window view = view_of(h);
+  const std::error_code ec = h.file.write(view, static_cast<const char*>(data), bytes);
+  show_window(h, view);
+  if (ec) {
+    fail(h, ec, "write");
+    return 0;
+  }
+  return count;
+}
+
+int mapout_seek(mapout_file* file, int64_t offset, int whence) {
+  handle& h = handle_of(file);
+  std::ios_base::seekdir dir;
+  switch (whence) {
+    case SEEK_SET:
+      dir = std::ios_base::beg;
+      break;
+    case SEEK_CUR:
+      dir = std::ios_base::cur;
+      break;
+    case SEEK_END:
+      dir = std::ios_base::end;
+      break;
+    default:
+      return fail(h, std::errc::invalid_argument, "seek");
+  }
+  std::error_code ec;
+  mapout::output_file::window view = view_of(h);
+  h.file.seek(view, offset, dir, ec);
+  show_window(h, view);
+  return ec ? fail(h, ec, "seek") : 0;
+}
+
+int64_t mapout_tell(mapout_file* file) {
+  handle& h = handle_of(file);
+  const std::int64_t position = h.file.tell(view_of(h));
+  return position >= 0 ? position : fail(h, std::errc::invalid_seek, "tell");
+}
+
+int mapout_flush(mapout_file* file) {
+  handle& h = handle_of(file);
+  mapout::output_file::window view = view_of(h);
+  const std::error_code ec = h.file.flush(view);
+  show_window(h, view);
+  return ec ? fail(h, ec, "flush") : 0;
+}
+
+int mapout_publish(mapout_file* file) {
+  handle& h = handle_of(file);
+  mapout::output_file::window view = view_of(h);
+  const std::error_code ec = h.file.publish(view);
+  show_window(h, view);
+  return ec ? fail(h, ec, "publish") : 0;
+}
+
+int mapout_persist(mapout_file* file) {
+  handle& h = handle_of(file);
+  mapout::output_file::window view = view_of(h);
+  const std::error_code ec = h.file.persist(view);
+  show_window(h, view);
+  return ec ? fail(h, ec, "persist") : 0;
+}
+
+int mapout_close(mapout_file* file) {
+  handle* h = &handle_of(file);
+  mapout::output_file::window view = view_of(*h);
+  const std::error_code ec = h->file.close(view);
+  delete h;
+  if (!ec) return 0;
+  errno = errno_of(ec);
+  return -1;
+}
+
+const char* mapout_error(mapout_file* file) {
+  handle& h = handle_of(file);
+  // A failure the file found on its own (a fault the SIGBUS handler turned into an error).
+  if (h.file.error()) remember(h, h.file.error(), "write");
+  return h.first_error.c_str();
+}
+
+int mapout_fileno(mapout_file* file) {
+  handle& h = handle_of(file);
+  const int fd = h.file.native_handle();
+  if (fd < 0) errno = EBADF;
+  return fd;
+}
+
+}  // extern "C"

@@ -1,0 +1,76 @@
+// native_handle(): the open file's descriptor, borrowed, on output_file, streambuf and ostream.
+#include <gtest/gtest.h>
+
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "mapout/ostream.hpp"
+#include "mapout/output_file.hpp"
+#include "mapout/streambuf.hpp"
+#include "strategies.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::read_file;
+using mapout::test::strategies;
+using mapout::test::temp_dir;
+
+// The descriptor names the file at `path`: same device, same inode.
+bool names(int fd, const std::filesystem::path& path) {
+  struct stat by_descriptor;
+  struct stat by_path;
+  return fd >= 0 && ::fstat(fd, &by_descriptor) == 0 && ::stat(path.c_str(), &by_path) == 0 &&
+         by_descriptor.st_dev == by_path.st_dev && by_descriptor.st_ino == by_path.st_ino;
+}
+
+TEST(NativeHandle, IsMinusOneUnlessOpen) {
+  temp_dir dir;
+  mapout::output_file file;
+  EXPECT_EQ(file.native_handle(), -1);
+  ASSERT_FALSE(file.open(dir / "out"));
+  EXPECT_GE(file.native_handle(), 0);
+  mapout::output_file::window view = file.current();
+  EXPECT_FALSE(file.close(view));
+  EXPECT_EQ(file.native_handle(), -1);
+
+  mapout::ostream out;
+  EXPECT_EQ(out.native_handle(), -1);
+  EXPECT_EQ(out.rdbuf()->native_handle(), -1);
+}
+
+// The same descriptor before and after the window has moved along the file.
+TEST(NativeHandle, NamesTheFileOnEveryStrategy) {
+  for (const auto& strategy : strategies()) {
+    SCOPED_TRACE(strategy.name);
+    temp_dir dir;
+    mapout::ostream out(dir / "out", std::ios::out, strategy.opts);
+    ASSERT_TRUE(out.is_open());
+    EXPECT_TRUE(names(out.native_handle(), dir / "out"));
+    out << std::string(1 << 20, 'x');
+    EXPECT_TRUE(names(out.native_handle(), dir / "out"));
+    EXPECT_EQ(out.native_handle(), out.rdbuf()->native_handle());
+    EXPECT_EQ(out.native_handle(), out.rdbuf()->file().native_handle());
+    out.close();
+    EXPECT_TRUE(out);
+    EXPECT_EQ(out.native_handle(), -1);
+  }
+}
+
+TEST(NativeHandle, TakesFchmodAndFlockWhileWritingGoesOn) {
+  temp_dir dir;
+  mapout::streambuf buf;
+  ASSERT_NE(buf.open(dir / "locked", std::ios::out), nullptr);
+  EXPECT_EQ(::flock(buf.native_handle(), LOCK_EX | LOCK_NB), 0);
+  EXPECT_EQ(::fchmod(buf.native_handle(), 0640), 0);
+  EXPECT_EQ(buf.sputn("locked\n", 7), 7);
+  EXPECT_NE(buf.close(), nullptr);
+  struct stat st;
+  ASSERT_EQ(::stat((dir / "locked").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  EXPECT_EQ(read_file(dir / "locked"), "locked\n");
+}
+
+}  // namespace
