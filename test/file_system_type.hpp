@@ -14,6 +14,9 @@ constexpr long ext4_magic = 0xEF53;
 constexpr long tmpfs_magic = 0x01021994;
 // A local file system whose speed mapout has not measured, where automatic keeps the mapping.
 constexpr long xfs_magic = 0x58465342;
+// File systems whose pages reach another machine or process late.
+constexpr long nfs_magic = 0x6969;
+constexpr long fuse_magic = 0x65735546;
 
 // While alive, fstatfs reports `Magic` as every file's type; restores the real calls after.
 template <long Magic>
