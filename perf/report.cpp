@@ -6,15 +6,10 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "stats.hpp"
+
 namespace perf {
 namespace {
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
 
 template <class Field>
 std::vector<double> field_of(const cell& c, Field field) {
@@ -74,15 +69,13 @@ std::vector<summary> summarize(const std::vector<cell>& cells, const std::vector
     summary row;
     row.measured = &c;
     row.by = &writers[c.writer];
-    row.wall = median(field_of(c, [](const sample& s) { return s.wall; }));
+    const std::vector<double> wall = field_of(c, [](const sample& s) { return s.wall; });
+    row.wall = median(wall);
     row.user = median(field_of(c, [](const sample& s) { return s.user; }));
     row.sys = median(field_of(c, [](const sample& s) { return s.sys; }));
     const double bytes = static_cast<double>(c.bytes);
     row.gbps = row.wall > 0 ? bytes / row.wall / 1e9 : 0;
-    double fastest = 0;
-    for (const sample& s : c.samples) {
-      if (fastest == 0 || s.wall < fastest) fastest = s.wall;
-    }
+    const double fastest = best(wall);
     row.best_gbps = fastest > 0 ? bytes / fastest / 1e9 : 0;
     const std::vector<double> rss = field_of(c, [](const sample& s) { return s.peak_rss / mib; });
     row.rss_mib = median(rss);
