@@ -1,9 +1,9 @@
-// perf/boost_buffer: does Boost's own buffer in front of mapout::sink help or hurt? It is one more
-// copy of every byte, but without it each byte reaches the device on its own: Boost's streambuf has
-// no xsputn, so std::streambuf's calls overflow once per byte. This picks sink's
+// perf/experiments/boost_buffer: does Boost's own buffer in front of mapout::sink help or hurt? It
+// is one more copy of every byte, but without it each byte reaches the device on its own: Boost's
+// streambuf has no xsputn, so std::streambuf's calls overflow once per byte. This picked sink's
 // optimal_buffer_size.
 //
-//   perf/boost_buffer [--mib 256] [--rounds 5] [--buffers 0,4096,65536] DIR...
+//   perf/experiments/boost_buffer [--mib 256] [--rounds 5] [--buffers 0,4096,65536] DIR...
 //
 // Writes tokens of 1-10 bytes, 80-byte lines and 4 KiB blocks through
 // boost::iostreams::stream<mapout::sink> with each Boost buffer size (0: unbuffered), into a file
@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "../stats.hpp"
 #include "mapout/boost.hpp"
-#include "stats.hpp"
 
 namespace {
 

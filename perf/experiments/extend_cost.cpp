@@ -3,7 +3,7 @@
 // store into SIGBUS), fallocate (blocks reserved: a full disk is an error from the extension), or
 // ftruncate plus MADV_POPULATE_WRITE (pages faulted in and checked before the stores).
 //
-//   extend_cost DIR [MiB...] [--rounds N]
+//   perf/experiments/extend_cost DIR [MiB...] [--rounds N]
 //
 // Each round runs every variant once, in an order rotated per round, after perf::warm_up. Prints
 // the median and the best of the rounds, in wall time and in the process's CPU time (user +
@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "stats.hpp"
+#include "../stats.hpp"
 
 namespace {
 
