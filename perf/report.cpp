@@ -50,18 +50,18 @@ std::vector<const writer*> writers_in(const std::vector<summary>& rows) {
   return list;
 }
 
+}  // namespace
+
 const summary* find_row(const std::vector<summary>& rows, const std::string& fs, std::uint64_t size,
-                        workload_kind kind, const writer* by) {
+                        workload_kind kind, const std::string& writer_id) {
   for (const summary& row : rows) {
-    if (row.by == by && row.measured->kind == kind && row.measured->size == size &&
+    if (row.by->id == writer_id && row.measured->kind == kind && row.measured->size == size &&
         row.measured->file_system == fs) {
       return &row;
     }
   }
   return nullptr;
 }
-
-}  // namespace
 
 std::vector<summary> summarize(const std::vector<cell>& cells, const std::vector<writer>& writers) {
   std::vector<summary> rows;
@@ -115,7 +115,7 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
         char text[64];
         double rss = -1;
         for (workload_kind kind : kinds) {
-          const summary* row = find_row(rows, fs, size, kind, by);
+          const summary* row = find_row(rows, fs, size, kind, by->id);
           if (!row) {
             std::snprintf(text, sizeof text, " %14s", "");
           } else if (!row->ok()) {
@@ -214,7 +214,7 @@ std::vector<std::string> write_chart_data(const std::string& path,
       std::string line = "\"" + by->label + "\"";
       bool any = false;
       for (workload_kind kind : kinds) {
-        const summary* row = find_row(rows, fs, chosen, kind, by);
+        const summary* row = find_row(rows, fs, chosen, kind, by->id);
         const bool have = row && row->ok();
         any = any || have;
         line += have ? " " + std::to_string(row->gbps) : " -";
