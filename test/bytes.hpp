@@ -14,8 +14,8 @@ inline std::size_t page_size() {
 }
 
 // Printable bytes, never zero, that differ from one offset to the next. The period of 90 drifts
-// by one every 4093 bytes, so a shift by a page or a power of two shows too; `salt` makes a second
-// string that differs from the first at every offset.
+// by one every 4093 bytes, so a copy shifted by any distance differs at least that often; `salt`
+// makes a second string that differs from the first at every offset.
 inline std::string pattern(std::size_t size, unsigned salt = 0) {
   std::string bytes(size, '\0');
   for (std::size_t i = 0; i < size; ++i)
