@@ -67,7 +67,7 @@ const std::vector<std::string> headline_writers = {
 constexpr std::uint64_t headline_size = 64 * mib;
 
 // At 1 GiB a round of every writer and workload takes about four minutes per file system here,
-// so the full run keeps the rows issue 3's targets compare there: the named peers on tokens, the
+// so the full run keeps the rows the targets compare there: the named peers on tokens, the
 // byte and line peers, every peer on blocks (the best one counts), and on tmpfs the strategies.
 bool compared_at_1gib(const file_system& fs, workload_kind kind, const std::string& id) {
   static const std::vector<std::string> tokens = {

@@ -6,15 +6,10 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "stats.hpp"
+
 namespace perf {
 namespace {
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
 
 template <class Field>
 std::vector<double> field_of(const cell& c, Field field) {
@@ -55,10 +50,12 @@ std::vector<const writer*> writers_in(const std::vector<summary>& rows) {
   return list;
 }
 
+}  // namespace
+
 const summary* find_row(const std::vector<summary>& rows, const std::string& fs, std::uint64_t size,
-                        workload_kind kind, const writer* by) {
+                        workload_kind kind, const std::string& writer_id) {
   for (const summary& row : rows) {
-    if (row.by == by && row.measured->kind == kind && row.measured->size == size &&
+    if (row.by->id == writer_id && row.measured->kind == kind && row.measured->size == size &&
         row.measured->file_system == fs) {
       return &row;
     }
@@ -66,23 +63,19 @@ const summary* find_row(const std::vector<summary>& rows, const std::string& fs,
   return nullptr;
 }
 
-}  // namespace
-
 std::vector<summary> summarize(const std::vector<cell>& cells, const std::vector<writer>& writers) {
   std::vector<summary> rows;
   for (const cell& c : cells) {
     summary row;
     row.measured = &c;
     row.by = &writers[c.writer];
-    row.wall = median(field_of(c, [](const sample& s) { return s.wall; }));
+    const std::vector<double> wall = field_of(c, [](const sample& s) { return s.wall; });
+    row.wall = median(wall);
     row.user = median(field_of(c, [](const sample& s) { return s.user; }));
     row.sys = median(field_of(c, [](const sample& s) { return s.sys; }));
     const double bytes = static_cast<double>(c.bytes);
     row.gbps = row.wall > 0 ? bytes / row.wall / 1e9 : 0;
-    double fastest = 0;
-    for (const sample& s : c.samples) {
-      if (fastest == 0 || s.wall < fastest) fastest = s.wall;
-    }
+    const double fastest = best(wall);
     row.best_gbps = fastest > 0 ? bytes / fastest / 1e9 : 0;
     const std::vector<double> rss = field_of(c, [](const sample& s) { return s.peak_rss / mib; });
     row.rss_mib = median(rss);
@@ -122,7 +115,7 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
         char text[64];
         double rss = -1;
         for (workload_kind kind : kinds) {
-          const summary* row = find_row(rows, fs, size, kind, by);
+          const summary* row = find_row(rows, fs, size, kind, by->id);
           if (!row) {
             std::snprintf(text, sizeof text, " %14s", "");
           } else if (!row->ok()) {
@@ -221,7 +214,7 @@ std::vector<std::string> write_chart_data(const std::string& path,
       std::string line = "\"" + by->label + "\"";
       bool any = false;
       for (workload_kind kind : kinds) {
-        const summary* row = find_row(rows, fs, chosen, kind, by);
+        const summary* row = find_row(rows, fs, chosen, kind, by->id);
         const bool have = row && row->ok();
         any = any || have;
         line += have ? " " + std::to_string(row->gbps) : " -";

@@ -31,6 +31,11 @@ struct summary {
 
 std::vector<summary> summarize(const std::vector<cell>& cells, const std::vector<writer>& writers);
 
+// The row of the writer `writer_id` on that file system, size and workload, failed or not; null
+// when the run has no such row.
+const summary* find_row(const std::vector<summary>& rows, const std::string& fs, std::uint64_t size,
+                        workload_kind kind, const std::string& writer_id);
+
 // One matrix per file system and size: a row per writer, a column per workload, median GB/s and
 // the ratio to mapout in each cell. What a person reads first.
 void print_matrix(std::FILE* out, const std::vector<summary>& rows);

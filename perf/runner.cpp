@@ -1,8 +1,7 @@
-// The child-process runs and the rotating rounds, with the warm-up MEASURING.md prescribes.
+// The child-process runs and the rotating rounds, each run after the warm-up.
 #include "runner.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,24 +12,10 @@
 #include <exception>
 #include <stdexcept>
 
+#include "stats.hpp"
+
 namespace perf {
 namespace {
-
-constexpr std::uint64_t warm_up_extra = std::uint64_t{64} << 20;
-
-// Takes freshly freed guest pages back from the host before the timed run needs them.
-void warm_up(std::uint64_t bytes) {
-  void* const memory =
-      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) throw_errno("mmap", "warm-up");
-  // One system call instead of a fault per page; kernels before 5.14 do not know it.
-  if (::madvise(memory, bytes, MADV_POPULATE_WRITE) != 0) {
-    const long page = ::sysconf(_SC_PAGESIZE);
-    auto* const first = static_cast<volatile char*>(memory);
-    for (std::uint64_t at = 0; at < bytes; at += static_cast<std::uint64_t>(page)) first[at] = 1;
-  }
-  ::munmap(memory, bytes);
-}
 
 // A field of /proc/self/status in bytes ("VmRSS", "VmHWM").
 std::uint64_t status_bytes(const char* field) {
@@ -100,7 +85,7 @@ child_report measure(const writer& w, const workload& work, const std::string& p
 }  // namespace
 
 sample run_once(const writer& w, const workload& work, const std::string& path, digest* written) {
-  warm_up(work.bytes + warm_up_extra);
+  warm_up(work.bytes);
   int pipe_ends[2];
   if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw_errno("pipe", path);
   std::fflush(nullptr);

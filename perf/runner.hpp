@@ -19,9 +19,8 @@ struct sample {
   std::uint64_t peak_rss = 0;
 };
 
-// Runs `w` on `work` into `path` in a fresh child, after touching and freeing size + 64 MiB of
-// anonymous memory (see MEASURING.md: pages the VM handed back to the host cost a host fault
-// each). Leaves the file in place. Throws std::runtime_error with the child's message on failure.
+// Runs `w` on `work` into `path` in a fresh child, after perf::warm_up for the output's size.
+// Leaves the file in place. Throws std::runtime_error with the child's message on failure.
 // When `written` is given, it receives the digest of a memory writer's output.
 sample run_once(const writer& w, const workload& work, const std::string& path,
                 digest* written = nullptr);

@@ -1,7 +1,7 @@
 // perf/seed_table: the experiment mapout grew from. 32 MiB of random bytes written one at a time
 // with stdio ("stupid"), into a mapping extended ahead of the writes ("clever"), and into a mapping
 // that SIGBUS extends ("signal"); user, system and wall time, medians of rotating rounds, each run
-// in a fresh child after the warm-up MEASURING.md prescribes.
+// in a fresh child after perf::warm_up.
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,9 +9,11 @@
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "digest.hpp"
 #include "runner.hpp"
+#include "stats.hpp"
 
 namespace {
 
@@ -26,12 +28,6 @@ constexpr contender contenders[] = {
     {"clever", "mapout-mapped", "mapout::ostream::put, file extended ahead (fallocate)"},
     {"signal", "mapout-sigbus", "mapout::ostream::put, file extended on SIGBUS"},
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
 
 std::string program_dir() {
   std::error_code ec;
@@ -99,8 +95,9 @@ int main(int argc, char** argv) try {
       sys.push_back(s.sys);
       wall.push_back(s.wall);
     }
-    std::printf("%-8s %8.3f %8.3f %8.3f %8.2f  %s\n", names[k]->name, median(user), median(sys),
-                median(wall), static_cast<double>(size) / median(wall) / 1e9, names[k]->how);
+    std::printf("%-8s %8.3f %8.3f %8.3f %8.2f  %s\n", names[k]->name, perf::median(user),
+                perf::median(sys), perf::median(wall),
+                static_cast<double>(size) / perf::median(wall) / 1e9, names[k]->how);
   }
   return 0;
 } catch (const std::exception& e) {

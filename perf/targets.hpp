@@ -1,4 +1,4 @@
-// Issue 3's performance targets, checked against one run's medians.
+// mapout's performance targets, checked against one run's medians.
 #pragma once
 
 #include <cstdio>
@@ -8,8 +8,9 @@
 
 namespace perf {
 
-// Prints one line per target and size measured: met or NOT MET, with the ratio behind it.
-// Returns how many were not met.
+// Prints one line per target: met, or NOT MET with the ratio behind it, or NOT MET with
+// "MISSING:" and each row the target needs that the run lacks or that failed. Returns how many
+// were not met, the missing ones included: a target the run cannot judge is not a target met.
 int print_targets(std::FILE* out, const std::vector<summary>& rows);
 
 }  // namespace perf

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes.hpp"
 #include "file_extension.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
@@ -21,6 +22,7 @@ namespace {
 
 using mapout::test::mapped;
 using mapout::test::page_size;
+using mapout::test::pattern;
 using mapout::test::read_file;
 using mapout::test::strategies;
 using mapout::test::strategy_case;
@@ -29,14 +31,6 @@ using mapout::test::temp_dir;
 using mapout::test::write_file;
 
 const std::size_t page = page_size();
-
-// Bytes that differ from one offset to the next and from zero, so that a byte written at the
-// wrong place or lost shows.
-std::string pattern(std::size_t size, unsigned salt = 0) {
-  std::string bytes(size, '\0');
-  for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>('!' + (i * 7 + salt) % 90);
-  return bytes;
-}
 
 // Writes `bytes` in chunks of the sizes given in turn (the last repeating), closes, and checks
 // that the file holds exactly those bytes.

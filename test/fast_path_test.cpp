@@ -57,14 +57,134 @@ std::ostream& operator<<(std::ostream& out, const point& p) {
   return out << '(' << p.x << ',' << p.y << ')';
 }
 
+// What a step does to the stream. The insertions up to insert_unsigned_long_long are what the
+// inline path covers, and are drawn more often.
+enum class operation {
+  put,
+  write,
+  insert_char,
+  insert_signed_char,
+  insert_unsigned_char,
+  insert_c_string,
+  insert_string,
+  insert_string_view,
+  insert_short,
+  insert_unsigned_short,
+  insert_int,
+  insert_unsigned_int,
+  insert_long,
+  insert_unsigned_long,
+  insert_long_long,
+  insert_unsigned_long_long,
+  insert_bool,
+  insert_double,
+  insert_endl,
+  insert_flush,
+  insert_user_enum,
+  insert_user_type,
+  insert_setw_string,
+  set_width,
+  set_fill,
+  set_flag,
+  unset_flag,
+  imbue,
+  imbue_through_ios_base,
+  set_failbit,
+  clear,
+  set_exceptions,
+  tie,
+  copyfmt,
+  insert_null_c_string,
+  write_negative_size,
+  insert_text_and_number,
+};
+
+// Each operation's name, for failure messages, in the enum's order.
+struct named_operation {
+  operation op;
+  const char* name;
+};
+
+constexpr named_operation operation_names[] = {
+    {operation::put, "put"},
+    {operation::write, "write"},
+    {operation::insert_char, "insert_char"},
+    {operation::insert_signed_char, "insert_signed_char"},
+    {operation::insert_unsigned_char, "insert_unsigned_char"},
+    {operation::insert_c_string, "insert_c_string"},
+    {operation::insert_string, "insert_string"},
+    {operation::insert_string_view, "insert_string_view"},
+    {operation::insert_short, "insert_short"},
+    {operation::insert_unsigned_short, "insert_unsigned_short"},
+    {operation::insert_int, "insert_int"},
+    {operation::insert_unsigned_int, "insert_unsigned_int"},
+    {operation::insert_long, "insert_long"},
+    {operation::insert_unsigned_long, "insert_unsigned_long"},
+    {operation::insert_long_long, "insert_long_long"},
+    {operation::insert_unsigned_long_long, "insert_unsigned_long_long"},
+    {operation::insert_bool, "insert_bool"},
+    {operation::insert_double, "insert_double"},
+    {operation::insert_endl, "insert_endl"},
+    {operation::insert_flush, "insert_flush"},
+    {operation::insert_user_enum, "insert_user_enum"},
+    {operation::insert_user_type, "insert_user_type"},
+    {operation::insert_setw_string, "insert_setw_string"},
+    {operation::set_width, "set_width"},
+    {operation::set_fill, "set_fill"},
+    {operation::set_flag, "set_flag"},
+    {operation::unset_flag, "unset_flag"},
+    {operation::imbue, "imbue"},
+    {operation::imbue_through_ios_base, "imbue_through_ios_base"},
+    {operation::set_failbit, "set_failbit"},
+    {operation::clear, "clear"},
+    {operation::set_exceptions, "set_exceptions"},
+    {operation::tie, "tie"},
+    {operation::copyfmt, "copyfmt"},
+    {operation::insert_null_c_string, "insert_null_c_string"},
+    {operation::write_negative_size, "write_negative_size"},
+    {operation::insert_text_and_number, "insert_text_and_number"},
+};
+
+constexpr int operations = static_cast<int>(std::size(operation_names));
+
+constexpr bool names_in_enum_order() {
+  for (int i = 0; i < operations; ++i) {
+    if (static_cast<int>(operation_names[i].op) != i) return false;
+  }
+  return true;
+}
+static_assert(names_in_enum_order() &&
+                  static_cast<int>(operation::insert_text_and_number) == operations - 1,
+              "every operation named once, in order");
+
+// The flags set_flag and unset_flag choose from, by the step's number.
+struct named_flag {
+  const char* name;
+  std::ios::fmtflags flag;
+};
+
+const named_flag flag_choices[] = {{"hex", std::ios::hex},
+                                   {"oct", std::ios::oct},
+                                   {"dec", std::ios::dec},
+                                   {"showpos", std::ios::showpos},
+                                   {"showbase", std::ios::showbase},
+                                   {"uppercase", std::ios::uppercase},
+                                   {"left", std::ios::left},
+                                   {"right", std::ios::right},
+                                   {"internal", std::ios::internal},
+                                   {"unitbuf", std::ios::unitbuf},
+                                   {"boolalpha", std::ios::boolalpha}};
+
 // One operation, drawn once and applied to both sides.
 struct step {
-  int kind;
+  operation op;
   long long number;
   std::string text;
 };
 
-constexpr int kinds = 37;
+const named_flag& flag_of(const step& s) {
+  return flag_choices[static_cast<unsigned long long>(s.number) % std::size(flag_choices)];
+}
 
 const long long interesting_numbers[] = {0,       1,        -1,        7,         -42,     999,
                                          1000,    -1000,    32767,     -32768,    65535,   123456,
@@ -75,9 +195,10 @@ step draw(std::mt19937& random) {
   auto pick = [&](int low, int high) {
     return std::uniform_int_distribution<int>(low, high)(random);
   };
-  step s{pick(0, kinds - 1), 0, {}};
-  // Integer, text and char operations are drawn more often: they are what the inline path covers.
-  if (pick(0, 2) == 0) s.kind = pick(0, 15);
+  step s{static_cast<operation>(pick(0, operations - 1)), 0, {}};
+  if (pick(0, 2) == 0) {
+    s.op = static_cast<operation>(pick(0, static_cast<int>(operation::insert_unsigned_long_long)));
+  }
   const int length = pick(0, 3) == 0 ? pick(0, 300) : pick(0, 12);
   for (int i = 0; i < length; ++i)
     s.text += static_cast<char>(pick(0, 3) == 0 ? pick(1, 255) : pick('a', 'z'));
@@ -101,134 +222,134 @@ struct format_sources {
 // Applies `s` to `out`, mapout::ostream through its static type or std::ostringstream.
 template <typename Stream>
 void apply(Stream& out, const step& s, std::ostream& tied, const format_sources& sources) {
-  const std::ios::fmtflags flag_choices[] = {
-      std::ios::hex,      std::ios::oct,       std::ios::dec,      std::ios::showpos,
-      std::ios::showbase, std::ios::uppercase, std::ios::left,     std::ios::right,
-      std::ios::internal, std::ios::unitbuf,   std::ios::boolalpha};
-  const std::ios::fmtflags flag = flag_choices[static_cast<unsigned long long>(s.number) % 11];
   const char c = s.text.empty() ? 'x' : s.text[0];
-  switch (s.kind) {
-    case 0:
+  switch (s.op) {
+    case operation::put:
       out.put(c);
       break;
-    case 1:
+    case operation::write:
       out.write(s.text.data(), static_cast<std::streamsize>(s.text.size()));
       break;
-    case 2:
+    case operation::insert_char:
       out << c;
       break;
-    case 3:
+    case operation::insert_signed_char:
       out << static_cast<signed char>(c);
       break;
-    case 4:
+    case operation::insert_unsigned_char:
       out << static_cast<unsigned char>(c);
       break;
-    case 5:
+    case operation::insert_c_string:
       out << s.text.c_str();
       break;
-    case 6:
+    case operation::insert_string:
       out << s.text;
       break;
-    case 7:
+    case operation::insert_string_view:
       out << std::string_view(s.text);
       break;
-    case 8:
+    case operation::insert_short:
       out << static_cast<short>(s.number);
       break;
-    case 9:
+    case operation::insert_unsigned_short:
       out << static_cast<unsigned short>(s.number);
       break;
-    case 10:
+    case operation::insert_int:
       out << static_cast<int>(s.number);
       break;
-    case 11:
+    case operation::insert_unsigned_int:
       out << static_cast<unsigned int>(s.number);
       break;
-    case 12:
+    case operation::insert_long:
       out << static_cast<long>(s.number);
       break;
-    case 13:
+    case operation::insert_unsigned_long:
       out << static_cast<unsigned long>(s.number);
       break;
-    case 14:
+    case operation::insert_long_long:
       out << s.number;
       break;
-    case 15:
+    case operation::insert_unsigned_long_long:
       out << static_cast<unsigned long long>(s.number);
       break;
-    case 16:
+    case operation::insert_bool:
       out << (s.number % 2 == 0);
       break;
-    case 17:
+    case operation::insert_double:
       out << static_cast<double>(s.number) / 7;
       break;
-    case 18:
+    case operation::insert_endl:
       out << std::endl;
       break;
-    case 19:
+    case operation::insert_flush:
       out << std::flush;
       break;
-    case 20:
+    case operation::insert_user_enum:
       out << (s.number % 2 == 0 ? red : green);
       break;
-    case 21:
+    case operation::insert_user_type:
       out << s.number << point{static_cast<int>(s.number), 3} << ';';
       break;
-    case 22:
+    case operation::insert_setw_string:
       out << std::setw(static_cast<int>(s.number % 12)) << s.text;
       break;
-    case 23:
+    case operation::set_width:
       out.width(static_cast<std::streamsize>(s.number % 12));
       break;
-    case 24:
+    case operation::set_fill:
       out.fill(c);
       break;
-    case 25:
-      out.setf(flag);
+    case operation::set_flag:
+      out.setf(flag_of(s).flag);
       break;
-    case 26:
-      out.unsetf(flag);
+    case operation::unset_flag:
+      out.unsetf(flag_of(s).flag);
       break;
-    case 27:
+    case operation::imbue:
       out.imbue(s.number % 2 == 0 ? grouping_locale() : std::locale::classic());
       break;
-    case 28:
+    case operation::imbue_through_ios_base:
       // The base class's imbue, as generic code may call it, skips std::ios's.
       static_cast<std::ios_base&>(out).imbue(s.number % 2 == 0 ? grouping_locale()
                                                                : std::locale::classic());
       break;
-    case 29:
+    case operation::set_failbit:
       out.setstate(std::ios::failbit);
       break;
-    case 30:
+    case operation::clear:
       out.clear();
       break;
-    case 31: {
+    case operation::set_exceptions: {
       const std::ios::iostate masks[] = {std::ios::goodbit, std::ios::badbit, std::ios::failbit,
                                          std::ios::badbit | std::ios::failbit};
       out.exceptions(masks[static_cast<unsigned long long>(s.number) % 4]);
       break;
     }
-    case 32:
+    case operation::tie:
       out.tie(s.number % 2 == 0 ? &tied : nullptr);
       break;
-    case 33:
+    case operation::copyfmt:
       out.copyfmt(s.number % 2 == 0 ? sources.grouped_hex : sources.defaults);
       break;
-    case 34:
+    case operation::insert_null_c_string:
       out << static_cast<const char*>(nullptr);
       break;
-    case 35:
+    case operation::write_negative_size:
       out.write(s.text.data(), -1);
       break;
-    case 36:
+    case operation::insert_text_and_number:
       out << "x = " << s.number << ";\n";
       break;
   }
 }
 
+// "set_flag(unitbuf) number 9 text size 3": the operation by name, and the flag where it takes one.
 std::string describe(const step& s) {
-  return "kind " + std::to_string(s.kind) + " number " + std::to_string(s.number) + " text size " +
+  std::string name = operation_names[static_cast<int>(s.op)].name;
+  if (s.op == operation::set_flag || s.op == operation::unset_flag) {
+    name += std::string("(") + flag_of(s).name + ")";
+  }
+  return name + " number " + std::to_string(s.number) + " text size " +
          std::to_string(s.text.size());
 }
 
@@ -309,11 +430,13 @@ ssize_t full_disk_write(int, const void*, std::size_t) {
 }
 
 // libstdc++'s sentry destructor calls setstate for a failed unitbuf flush, and with exceptions()
-// asking for badbit that throws out of a destructor: std::terminate. Failing-write runs leave
-// unitbuf unset (kind 25 with flag choice 9).
+// asking for badbit that throws out of a destructor: std::terminate. Failing-write runs turn
+// set_flag(unitbuf) into unset_flag(unitbuf).
 std::vector<step> without_unitbuf(std::vector<step> steps) {
   for (step& s : steps) {
-    if (s.kind == 25 && static_cast<unsigned long long>(s.number) % 11 == 9) s.kind = 26;
+    if (s.op == operation::set_flag && flag_of(s).flag == std::ios::unitbuf) {
+      s.op = operation::unset_flag;
+    }
   }
   return steps;
 }

@@ -3,6 +3,7 @@
 // file system their temporary directory is.
 #pragma once
 
+#include <linux/magic.h>
 #include <sys/statfs.h>
 
 #include "sys.hpp"
@@ -10,10 +11,13 @@
 namespace mapout::test {
 
 // statfs(2) f_type values.
-constexpr long ext4_magic = 0xEF53;
-constexpr long tmpfs_magic = 0x01021994;
+constexpr long ext4_magic = EXT4_SUPER_MAGIC;
+constexpr long tmpfs_magic = TMPFS_MAGIC;
 // A local file system whose speed mapout has not measured, where automatic keeps the mapping.
-constexpr long xfs_magic = 0x58465342;
+constexpr long xfs_magic = XFS_SUPER_MAGIC;
+// File systems whose pages reach another machine or process late.
+constexpr long nfs_magic = NFS_SUPER_MAGIC;
+constexpr long fuse_magic = FUSE_SUPER_MAGIC;
 
 // While alive, fstatfs reports `Magic` as every file's type; restores the real calls after.
 template <long Magic>

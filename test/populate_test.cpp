@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes.hpp"
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"
 #include "sys.hpp"
@@ -18,6 +19,7 @@
 namespace {
 
 using mapout::test::mapped;
+using mapout::test::pattern;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -61,12 +63,6 @@ class populate_log {
   }
 };
 
-std::string pattern_of(std::size_t size) {
-  std::string text(size, '\0');
-  for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>('a' + i * 7 % 26);
-  return text;
-}
-
 // Writes `text` in 100-byte pieces through a mapped mapout::ostream with a 4 MiB reservation, so
 // that the mapping also moves along the file.
 void write_in_pieces(const std::filesystem::path& path, const std::string& text) {
@@ -82,7 +78,7 @@ void write_in_pieces(const std::filesystem::path& path, const std::string& text)
 
 TEST(Populate, MappedPopulatesAheadInBoundedStepsWithinTheFile) {
   temp_dir dir;
-  const std::string text = pattern_of((std::size_t{10} << 20) + 12345);
+  const std::string text = pattern((std::size_t{10} << 20) + 12345);
   {
     const populate_log log;
     write_in_pieces(dir / "out", text);
@@ -100,7 +96,7 @@ TEST(Populate, MappedPopulatesAheadInBoundedStepsWithinTheFile) {
 
 TEST(Populate, MappedWritesOnWithPageFaultsWhenPopulatingIsRefused) {
   temp_dir dir;
-  const std::string text = pattern_of((std::size_t{6} << 20) + 777);
+  const std::string text = pattern((std::size_t{6} << 20) + 777);
   {
     const populate_log log(populate_log::refuse);
     write_in_pieces(dir / "out", text);

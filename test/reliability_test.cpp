@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes.hpp"
 #include "child_process.hpp"
 #include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
@@ -31,16 +32,11 @@ namespace {
 
 using mapout::test::mounted_file_system;
 using mapout::test::page_size;
+using mapout::test::pattern;
 using mapout::test::read_file;
 using mapout::test::run_in_child;
 using mapout::test::temp_dir;
 using mapout::test::write_file;
-
-std::string text(std::size_t size, char salt = 0) {
-  std::string bytes(size, '\0');
-  for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>('a' + (i * 7 + salt) % 26);
-  return bytes;
-}
 
 mapout::options on_sigbus(std::size_t reserve = 0) {
   mapout::options opts = mapout::test::mapped(reserve ? reserve : mapout::options{}.mapping_size);
@@ -76,14 +72,14 @@ TEST(PartialPage, BytesStoredAfterPublishAreKept) {
     SCOPED_TRACE(mode.name);
     temp_dir dir;
     mapout::ostream out(dir / "published", std::ios::out, mode.opts);
-    const std::string bytes = text(3100);
+    const std::string bytes = pattern(3100);
     out.write(bytes.data(), 100);
     out.publish();
     out.write(bytes.data() + 100, 3000);
     out.persist();
     EXPECT_TRUE(out);
     EXPECT_EQ(same_bytes(dir / "published", bytes), "ok");
-    const std::string more = text(5000, 5);
+    const std::string more = pattern(5000, 5);
     out.write(more.data(), 5000);
     out.close();
     EXPECT_TRUE(out);
@@ -112,11 +108,11 @@ TEST(PartialPage, ExistingFileOfUnalignedSizeKeepsEveryByte) {
     for (const auto how : {std::ios::out | std::ios::in | std::ios::ate, std::ios::app}) {
       SCOPED_TRACE(mode.name);
       temp_dir dir;
-      const std::string old_bytes = text(page_size() + 123, 1);
+      const std::string old_bytes = pattern(page_size() + 123, 1);
       write_file(dir / "existing", old_bytes);
       mapout::ostream out(dir / "existing", how, mode.opts);
       ASSERT_TRUE(out.is_open()) << out.rdbuf()->error_message();
-      const std::string more = text(3 * page_size(), 2);
+      const std::string more = pattern(3 * page_size(), 2);
       out.write(more.data(), static_cast<std::streamsize>(more.size()));
       out.close();
       EXPECT_TRUE(out);
@@ -133,7 +129,7 @@ TEST(PartialPage, AutomaticHandsOverAtAnUnalignedSize) {
   opts.extension = mapout::extension::on_sigbus;
   opts.buffer_size = 1000;
   mapout::ostream out(dir / "handed", std::ios::out, opts);
-  const std::string bytes = text(30 * 700);
+  const std::string bytes = pattern(30 * 700);
   for (std::size_t done = 0; done < bytes.size(); done += 700) out.write(bytes.data() + done, 700);
   EXPECT_TRUE(out.rdbuf()->file().is_mapped());
   out.close();
@@ -149,8 +145,8 @@ TEST(OtherWriters, TwoStreamsFillingHalvesKeepBothHalves) {
       temp_dir dir;
       const auto path = dir / "halves";
       write_file(path, "");
-      const std::string half = text(300000, 3);
-      const std::string other_half = text(300000, 4);
+      const std::string half = pattern(300000, 3);
+      const std::string other_half = pattern(300000, 4);
       const auto child = run_in_child([&] {
         mapout::ostream first(path, std::ios::out | std::ios::in, mode.opts);
         mapout::ostream second(path, std::ios::out | std::ios::in, mode.opts);
@@ -177,7 +173,7 @@ TEST(OtherWriters, SamePathOpenedTwiceDoesNotKill) {
     SCOPED_TRACE(mode.name);
     temp_dir dir;
     const auto child = run_in_child([&] {
-      const std::string bytes = text(200000);
+      const std::string bytes = pattern(200000);
       mapout::ostream first(dir / "twice", std::ios::out, mode.opts);
       first.write(bytes.data(), 100000);
       mapout::ostream second(dir / "twice", std::ios::out, mode.opts);
@@ -199,7 +195,7 @@ TEST(OtherWriters, ForkedChildWritesOnAfterTheParentCloses) {
   for (const auto& mode : mapped_modes()) {
     SCOPED_TRACE(mode.name);
     temp_dir dir;
-    const std::string bytes = text(400000);
+    const std::string bytes = pattern(400000);
     const auto child = run_in_child([&] {
       mapout::ostream out(dir / "forked", std::ios::out, mode.opts);
       out.write(bytes.data(), 100000);
@@ -226,7 +222,7 @@ TEST(OtherWriters, ForkedChildWritesOnAfterTheParentCloses) {
 
 // Writes until the stream fails, in a child: it must fail with ENOSPC, not die, and keep the bytes.
 std::string fill_until_full(const std::filesystem::path& path, const mapout::options& opts) {
-  const std::string bytes = text(1 << 20);
+  const std::string bytes = pattern(1 << 20);
   mapout::ostream out(path, std::ios::out, opts);
   if (!out.is_open()) return "open: " + out.rdbuf()->error_message();
   std::size_t taken = 0;
@@ -293,7 +289,7 @@ TEST(FullDisk, FarSeekThatFailsLeavesNoZeros) {
       out << "head";
       out.seekp(std::streamoff{5} << 20);
       // Past the free space: the extension cannot reserve what the writer needs.
-      const std::string bytes = text(8 << 20);
+      const std::string bytes = pattern(8 << 20);
       out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
       out.close();
       if (out) return std::string("8 MiB fit into 4");
@@ -401,7 +397,7 @@ TEST(BlockedSigbus, DefaultOptionsWriteThroughTheBuffer) {
   const auto child = run_in_child([&] {
     sigbus_blocked blocked;
     mapout::ostream out(dir / "blocked");
-    const std::string bytes = text(1 << 20);
+    const std::string bytes = pattern(1 << 20);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (out.rdbuf()->file().is_mapped()) return std::string("mapped");
     out.close();
@@ -415,7 +411,7 @@ TEST(BlockedSigbus, MovingTheGuardedMappingFailsWithAClearMessage) {
   const auto child = run_in_child([&] {
     mapout::ostream out(dir / "moved", std::ios::out, mapout::test::mapped(page_size()));
     sigbus_blocked blocked;
-    const std::string bytes = text(8 * page_size());
+    const std::string bytes = pattern(8 * page_size());
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (out) return std::string("moved the mapping with SIGBUS blocked");
     const std::string message = out.rdbuf()->error_message();
@@ -445,7 +441,7 @@ TEST(FileSizeLimit, EveryByteThatFitsIsWritten) {
       ::signal(SIGXFSZ, SIG_IGN);
       const rlimit limit = {100000, 100000};
       if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return std::string("setrlimit failed");
-      const std::string bytes = text(300000);
+      const std::string bytes = pattern(300000);
       mapout::ostream out(dir / "limited", std::ios::out, mode.opts);
       for (std::size_t done = 0; done < bytes.size() && out; done += 1000) {
         out.write(bytes.data() + done, 1000);
@@ -475,7 +471,7 @@ TEST(KilledWriter, LeavesAtMostABoundedZeroTail) {
   for (const auto& mode : mapped_modes()) {
     SCOPED_TRACE(mode.name);
     temp_dir dir;
-    const std::string bytes = text(40'000'000);
+    const std::string bytes = pattern(40'000'000);
     const pid_t writer = mapout::test::spawn([&] {
       mapout::ostream out(dir / "killed", std::ios::out, mode.opts);
       for (std::size_t done = 0; done + 1000 <= bytes.size(); done += 1000) {

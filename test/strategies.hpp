@@ -3,18 +3,13 @@
 // test the buffer instead.
 #pragma once
 
-#include <unistd.h>
-
 #include <cstddef>
 #include <vector>
 
+#include "bytes.hpp"
 #include "mapout/options.hpp"
 
 namespace mapout::test {
-
-inline std::size_t page_size() {
-  return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-}
 
 inline options mapped(std::size_t reserve = options{}.mapping_size) {
   options opts;

@@ -16,6 +16,7 @@
 #include <string>
 #include <type_traits>
 
+#include "bytes.hpp"
 #include "failure_of.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
@@ -31,7 +32,7 @@ using mapout::test::failure_of;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
-const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+const std::size_t page = mapout::test::page_size();
 
 // The failing entries share one plan: let `successes_left` calls through, then fail every call
 // with `failure_errno`, counting the calls made.
@@ -106,7 +107,7 @@ std::string message(const std::string& operation, const std::filesystem::path& p
   return "mapout: " + operation + " '" + path.string() + "': " + std::strerror(error);
 }
 
-const std::string text(3 << 20, 't');
+const std::string text = mapout::test::pattern(3 << 20);
 
 void write_text(mapout::ostream& out, std::size_t size = text.size()) {
   out.write(text.data(), static_cast<std::streamsize>(size));
@@ -280,7 +281,7 @@ TEST_F(FaultInjection, RoomForThePageButNotTheStepStillWritesEverything) {
     }
     return real_system_calls().fallocate(fd, mode, offset, length);
   };
-  for (int i = 0; i < 100; ++i) out.write(text.data(), 1000);
+  for (std::size_t done = 0; done < 100000; done += 1000) out.write(text.data() + done, 1000);
   out.close();
   EXPECT_TRUE(out) << out.rdbuf()->error_message();
   EXPECT_TRUE(read_file(dir_ / "f") == text.substr(0, 100000));
@@ -426,9 +427,9 @@ TEST_F(FaultInjection, GuardTurnsAStoreIntoAHoleOnAFullDiskIntoEnospc) {
     opts.guard_truncation = true;
     mapout::ostream out(mount_point / "f", std::ios::out, opts);
     fail_after<&system_calls::fallocate>(0, EOPNOTSUPP);
-    const std::string bytes(4 << 20, 'h');
+    const std::string bytes = mapout::test::pattern(4 << 20);
     for (std::size_t done = 0; done < bytes.size() && out; done += 1000) {
-      out.write(bytes.data(), 1000);
+      out.write(bytes.data() + done, 1000);
       out.flush();
     }
     sys() = real_system_calls();
@@ -437,7 +438,7 @@ TEST_F(FaultInjection, GuardTurnsAStoreIntoAHoleOnAFullDiskIntoEnospc) {
     out.close();
     const std::string got = read_file(mount_point / "f");
     EXPECT_GE(got.size(), std::size_t{512} << 10);
-    EXPECT_TRUE(got == std::string(got.size(), 'h'));
+    EXPECT_TRUE(got == bytes.substr(0, got.size()));
   }
   ::umount2(mount_point.path().c_str(), MNT_DETACH);
 }

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "bytes.hpp"
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
@@ -37,14 +38,9 @@ using mapout::test::read_file;
 using mapout::test::run_in_child;
 using mapout::test::temp_dir;
 
-const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+using mapout::test::pattern;
 
-std::string pattern(std::size_t size) {
-  std::string bytes(size, '\0');
-  for (std::size_t i = 0; i < size; ++i)
-    bytes[i] = static_cast<char>('0' + (i * 13 + i / 4093) % 75);
-  return bytes;
-}
+const std::size_t page = mapout::test::page_size();
 
 struct mode {
   const char* name;

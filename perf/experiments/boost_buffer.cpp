@@ -1,17 +1,15 @@
-// perf/boost_buffer: does Boost's own buffer in front of mapout::sink help or hurt? It is one more
-// copy of every byte, but without it each byte reaches the device on its own: Boost's streambuf has
-// no xsputn, so std::streambuf's calls overflow once per byte. This picks sink's
+// perf/experiments/boost_buffer: does Boost's own buffer in front of mapout::sink help or hurt? It
+// is one more copy of every byte, but without it each byte reaches the device on its own: Boost's
+// streambuf has no xsputn, so std::streambuf's calls overflow once per byte. This picked sink's
 // optimal_buffer_size.
 //
-//   perf/boost_buffer [--mib 256] [--rounds 5] [--buffers 0,4096,65536] DIR...
+//   perf/experiments/boost_buffer [--mib 256] [--rounds 5] [--buffers 0,4096,65536] DIR...
 //
 // Writes tokens of 1-10 bytes, 80-byte lines and 4 KiB blocks through
 // boost::iostreams::stream<mapout::sink> with each Boost buffer size (0: unbuffered), into a file
 // in each DIR. Runs interleave the buffer sizes in rotating order; before each, the previous file
-// is removed and size + 64 MiB of anonymous memory is touched and freed (see MEASURING.md: freed
-// guest pages are otherwise slow to fault back). Prints per cell the median and best wall time,
-// and the median and best CPU time (user + sys), which other load on the machine disturbs less.
-#include <sys/mman.h>
+// is removed and perf::warm_up runs. Prints per cell the median and best wall time, and the median
+// and best CPU time (user + sys), which other load on the machine disturbs less.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -26,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../stats.hpp"
 #include "mapout/boost.hpp"
 
 namespace {
@@ -78,26 +77,11 @@ void write_workload(const workload& work, std::uint64_t bytes, const std::string
   if (!out) throw std::runtime_error("writing " + path + " failed");
 }
 
-void touch_and_free(std::size_t bytes) {
-  void* const memory =
-      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) throw std::runtime_error("mmap for the warm-up failed");
-  auto* const bytes_of = static_cast<volatile char*>(memory);
-  for (std::size_t i = 0; i < bytes; i += 4096) bytes_of[i] = 1;
-  ::munmap(memory, bytes);
-}
-
 double cpu_seconds() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
   const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 std::vector<std::streamsize> parse_sizes(const std::string& list) {
@@ -147,7 +131,7 @@ int main(int argc, char** argv) {
           for (std::size_t k = 0; k < buffers.size(); ++k) {
             const std::size_t variant = (k + static_cast<std::size_t>(round)) % buffers.size();
             std::filesystem::remove(path);
-            touch_and_free(bytes + (std::uint64_t{64} << 20));
+            perf::warm_up(bytes);
             const double cpu_start = cpu_seconds();
             const auto start = std::chrono::steady_clock::now();
             write_workload(work, bytes, path, buffers[variant]);
@@ -160,14 +144,13 @@ int main(int argc, char** argv) {
         }
         std::filesystem::remove(path);
         for (std::size_t variant = 0; variant < buffers.size(); ++variant) {
-          const std::vector<double>& wall = seconds[variant];
-          const double mid = median(wall);
-          const double best = *std::min_element(wall.begin(), wall.end());
-          std::printf(
-              "%-22s %-14s %7lld %9.3f %9.3f %9.3f %9.3f %9.0f %9.0f\n", dir.string().c_str(),
-              work.name, static_cast<long long>(buffers[variant]), mid, best, median(cpu[variant]),
-              *std::min_element(cpu[variant].begin(), cpu[variant].end()),
-              static_cast<double>(bytes) / mid / 1e6, static_cast<double>(bytes) / best / 1e6);
+          const double mid = perf::median(seconds[variant]);
+          const double best = perf::best(seconds[variant]);
+          std::printf("%-22s %-14s %7lld %9.3f %9.3f %9.3f %9.3f %9.0f %9.0f\n",
+                      dir.string().c_str(), work.name, static_cast<long long>(buffers[variant]),
+                      mid, best, perf::median(cpu[variant]), perf::best(cpu[variant]),
+                      static_cast<double>(bytes) / mid / 1e6,
+                      static_cast<double>(bytes) / best / 1e6);
         }
       }
     }

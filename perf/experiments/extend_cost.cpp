@@ -3,13 +3,11 @@
 // store into SIGBUS), fallocate (blocks reserved: a full disk is an error from the extension), or
 // ftruncate plus MADV_POPULATE_WRITE (pages faulted in and checked before the stores).
 //
-//   extend_cost DIR [MiB...] [--rounds N]
+//   perf/experiments/extend_cost DIR [MiB...] [--rounds N]
 //
-// Each round runs every variant once, in an order rotated per round, after touching and freeing
-// size + 64 MiB of anonymous memory (freed guest pages go back to the host, and the next page
-// cache pages would pay a host fault each). Prints the median and the best of the rounds, in wall
-// time and in the process's CPU time (user + system): on a machine shared with other work, the
-// CPU time is the steadier of the two.
+// Each round runs every variant once, in an order rotated per round, after perf::warm_up. Prints
+// the median and the best of the rounds, in wall time and in the process's CPU time (user +
+// system): on a machine shared with other work, the CPU time is the steadier of the two.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -22,8 +20,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
+
+#include "../stats.hpp"
 
 namespace {
 
@@ -50,16 +51,6 @@ const char* name_of(variant v) {
 [[noreturn]] void die(const char* what) {
   std::perror(what);
   std::exit(1);
-}
-
-void warm_up(std::uint64_t bytes) {
-  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) die("mmap warm-up");
-  const long page = sysconf(_SC_PAGESIZE);
-  for (std::uint64_t at = 0; at < bytes; at += static_cast<std::uint64_t>(page)) {
-    static_cast<volatile char*>(memory)[at] = 1;
-  }
-  munmap(memory, bytes);
 }
 
 // Grows the file from `extent` to `target` the way `v` does.
@@ -125,15 +116,9 @@ timing run(variant v, const std::string& path, std::uint64_t size, const std::ve
   return {elapsed.count(), cpu};
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s DIR [MiB...] [--rounds N]\n", argv[0]);
     return 2;
@@ -163,7 +148,7 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       for (std::size_t k = 0; k < count; ++k) {
         const std::size_t which = (k + static_cast<std::size_t>(round)) % count;
-        warm_up(size + 64 * mib);
+        perf::warm_up(size);
         const timing t = run(variants[which], path, size, text);
         wall[which].push_back(t.wall);
         cpu[which].push_back(t.cpu);
@@ -172,10 +157,12 @@ int main(int argc, char** argv) {
     const auto gbps = [size](double seconds) { return static_cast<double>(size) / seconds / 1e9; };
     for (std::size_t k = 0; k < count; ++k) {
       std::printf("%-10s %6llu %12.2f %10.2f %12.2f %10.2f\n", name_of(variants[k]),
-                  static_cast<unsigned long long>(size / mib), gbps(median(wall[k])),
-                  gbps(*std::min_element(wall[k].begin(), wall[k].end())), gbps(median(cpu[k])),
-                  gbps(*std::min_element(cpu[k].begin(), cpu[k].end())));
+                  static_cast<unsigned long long>(size / mib), gbps(perf::median(wall[k])),
+                  gbps(perf::best(wall[k])), gbps(perf::median(cpu[k])), gbps(perf::best(cpu[k])));
     }
   }
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "extend_cost: %s\n", e.what());
+  return 1;
 }

@@ -1,0 +1,26 @@
+// What the tests write and the unit they measure it in: a byte pattern that shows a byte written
+// at the wrong place, lost or zeroed, and the page size that sets where windows end.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <string>
+
+namespace mapout::test {
+
+inline std::size_t page_size() {
+  return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// Printable bytes, never zero, that differ from one offset to the next. The period of 90 drifts
+// by one every 4093 bytes, so a copy shifted by any distance differs at least that often; `salt`
+// makes a second string that differs from the first at every offset.
+inline std::string pattern(std::size_t size, unsigned salt = 0) {
+  std::string bytes(size, '\0');
+  for (std::size_t i = 0; i < size; ++i)
+    bytes[i] = static_cast<char>('!' + (i * 7 + i / 4093 + salt) % 90);
+  return bytes;
+}
+
+}  // namespace mapout::test
