@@ -20,6 +20,7 @@
 
 #include "failure_of.hpp"
 #include "sys.hpp"
+#include "system_call_override.hpp"
 #include "temp_dir.hpp"
 
 namespace io = boost::iostreams;
@@ -99,24 +100,20 @@ class line_numberer : public io::output_filter {
 // Makes every fallocate, ftruncate and write fail with ENOSPC while alive: the file cannot grow
 // on either path.
 class full_disk {
- public:
-  full_disk() {
-    mapout::detail::sys().fallocate = [](int, int, off_t, off_t) {
-      errno = ENOSPC;
-      return -1;
-    };
-    mapout::detail::sys().ftruncate = [](int, off_t) {
-      errno = ENOSPC;
-      return -1;
-    };
-    mapout::detail::sys().write = [](int, const void*, std::size_t) -> ssize_t {
-      errno = ENOSPC;
-      return -1;
-    };
-  }
-  full_disk(const full_disk&) = delete;
-  full_disk& operator=(const full_disk&) = delete;
-  ~full_disk() { mapout::detail::sys() = mapout::detail::real_system_calls(); }
+  using calls = mapout::detail::system_calls;
+  mapout::test::system_call_override<&calls::fallocate> fallocate_{[](int, int, off_t, off_t) {
+    errno = ENOSPC;
+    return -1;
+  }};
+  mapout::test::system_call_override<&calls::ftruncate> ftruncate_{[](int, off_t) {
+    errno = ENOSPC;
+    return -1;
+  }};
+  mapout::test::system_call_override<&calls::write> write_{
+      [](int, const void*, std::size_t) -> ssize_t {
+        errno = ENOSPC;
+        return -1;
+      }};
 };
 
 TEST(BoostSink, RandomWritesMatchOfstreamForEveryBufferAndStrategy) {

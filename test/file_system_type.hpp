@@ -7,6 +7,7 @@
 #include <sys/statfs.h>
 
 #include "sys.hpp"
+#include "system_call_override.hpp"
 
 namespace mapout::test {
 
@@ -19,20 +20,19 @@ constexpr long xfs_magic = XFS_SUPER_MAGIC;
 constexpr long nfs_magic = NFS_SUPER_MAGIC;
 constexpr long fuse_magic = FUSE_SUPER_MAGIC;
 
-// While alive, fstatfs reports `Magic` as every file's type; restores the real calls after.
+// While alive, fstatfs reports `Magic` as every file's type.
 template <long Magic>
 class file_system_type {
  public:
-  file_system_type() {
-    detail::sys().fstatfs = [](int fd, struct statfs* fs) {
-      const int result = detail::real_system_calls().fstatfs(fd, fs);
-      if (result == 0) fs->f_type = Magic;
-      return result;
-    };
-  }
-  file_system_type(const file_system_type&) = delete;
-  file_system_type& operator=(const file_system_type&) = delete;
-  ~file_system_type() { detail::sys() = detail::real_system_calls(); }
+  file_system_type()
+      : fstatfs_([](int fd, struct statfs* fs) {
+          const int result = detail::real_system_calls().fstatfs(fd, fs);
+          if (result == 0) fs->f_type = Magic;
+          return result;
+        }) {}
+
+ private:
+  system_call_override<&detail::system_calls::fstatfs> fstatfs_;
 };
 
 using on_unmeasured_file_system = file_system_type<xfs_magic>;

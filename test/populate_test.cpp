@@ -14,6 +14,7 @@
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"
 #include "sys.hpp"
+#include "system_call_override.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -38,13 +39,10 @@ std::vector<populate_call>& populate_calls() {
 // Notes each MADV_POPULATE_WRITE and what it returned.
 class populate_log {
  public:
-  explicit populate_log(int (*madvise)(void*, std::size_t, int) = real_madvise) {
+  explicit populate_log(int (*madvise)(void*, std::size_t, int) = real_madvise)
+      : madvise_(madvise) {
     populate_calls().clear();
-    mapout::detail::sys().madvise = madvise;
   }
-  populate_log(const populate_log&) = delete;
-  populate_log& operator=(const populate_log&) = delete;
-  ~populate_log() { mapout::detail::sys() = mapout::detail::real_system_calls(); }
 
   static int real_madvise(void* address, std::size_t length, int advice) {
     const int result = mapout::detail::real_system_calls().madvise(address, length, advice);
@@ -61,6 +59,9 @@ class populate_log {
   static void note(std::size_t length, int advice, int result) {
     if (advice == MADV_POPULATE_WRITE) populate_calls().push_back({length, result});
   }
+
+ private:
+  mapout::test::system_call_override<&mapout::detail::system_calls::madvise> madvise_;
 };
 
 // Writes `text` in 100-byte pieces through a mapped mapout::ostream with a 4 MiB reservation, so

@@ -9,45 +9,16 @@
 #include <vector>
 
 #include "sys.hpp"
+#include "system_call_override.hpp"
 
 namespace mapout::test {
 
 // One at a time, on one thread: the seam is a process-wide table of plain function pointers.
 class system_call_log {
  public:
-  system_call_log() {
-    entries() = {};
-    detail::system_calls& calls = detail::sys();
-    calls.ftruncate = [](int fd, off_t length) {
-      entries().ftruncate_lengths.push_back(length);
-      return detail::real_system_calls().ftruncate(fd, length);
-    };
-    // An extension reserves its blocks with fallocate, which sets the file's size like ftruncate.
-    calls.fallocate = [](int fd, int mode, off_t offset, off_t length) {
-      entries().ftruncate_lengths.push_back(offset + length);
-      return detail::real_system_calls().fallocate(fd, mode, offset, length);
-    };
-    calls.write = [](int fd, const void* data, std::size_t size) {
-      ++entries().writes;
-      return detail::real_system_calls().write(fd, data, size);
-    };
-    calls.mmap = [](void* addr, std::size_t length, int prot, int flags, int fd, off_t offset) {
-      ++entries().mmaps;
-      return detail::real_system_calls().mmap(addr, length, prot, flags, fd, offset);
-    };
-    // SEEK_DATA and SEEK_HOLE only read where the file has data.
-    calls.lseek = [](int fd, off_t offset, int whence) {
-      if (whence == SEEK_SET || whence == SEEK_CUR || whence == SEEK_END) ++entries().lseeks;
-      return detail::real_system_calls().lseek(fd, offset, whence);
-    };
-    calls.fsync = [](int fd) {
-      ++entries().fsyncs;
-      return detail::real_system_calls().fsync(fd);
-    };
-  }
+  system_call_log() { entries() = {}; }
   system_call_log(const system_call_log&) = delete;
   system_call_log& operator=(const system_call_log&) = delete;
-  ~system_call_log() { detail::sys() = detail::real_system_calls(); }
 
   const std::vector<off_t>& ftruncate_lengths() const { return entries().ftruncate_lengths; }
   int writes() const { return entries().writes; }
@@ -73,6 +44,36 @@ class system_call_log {
     static log entries;
     return entries;
   }
+
+  using calls = detail::system_calls;
+  system_call_override<&calls::ftruncate> ftruncate_{[](int fd, off_t length) {
+    entries().ftruncate_lengths.push_back(length);
+    return detail::real_system_calls().ftruncate(fd, length);
+  }};
+  // An extension reserves its blocks with fallocate, which sets the file's size like ftruncate.
+  system_call_override<&calls::fallocate> fallocate_{
+      [](int fd, int mode, off_t offset, off_t length) {
+        entries().ftruncate_lengths.push_back(offset + length);
+        return detail::real_system_calls().fallocate(fd, mode, offset, length);
+      }};
+  system_call_override<&calls::write> write_{[](int fd, const void* data, std::size_t size) {
+    ++entries().writes;
+    return detail::real_system_calls().write(fd, data, size);
+  }};
+  system_call_override<&calls::mmap> mmap_{
+      [](void* addr, std::size_t length, int prot, int flags, int fd, off_t offset) {
+        ++entries().mmaps;
+        return detail::real_system_calls().mmap(addr, length, prot, flags, fd, offset);
+      }};
+  // SEEK_DATA and SEEK_HOLE only read where the file has data.
+  system_call_override<&calls::lseek> lseek_{[](int fd, off_t offset, int whence) {
+    if (whence == SEEK_SET || whence == SEEK_CUR || whence == SEEK_END) ++entries().lseeks;
+    return detail::real_system_calls().lseek(fd, offset, whence);
+  }};
+  system_call_override<&calls::fsync> fsync_{[](int fd) {
+    ++entries().fsyncs;
+    return detail::real_system_calls().fsync(fd);
+  }};
 };
 
 }  // namespace mapout::test
