@@ -38,9 +38,6 @@ constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
 
 const failure blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"};
 
-// A page of zeros, to compare what lies past this writer's bytes against.
-const char zero_page[4096] = {};
-
 }  // namespace
 
 failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_t position,
@@ -291,40 +288,46 @@ bool mapped_backend::shared_with_another_writer() const noexcept {
 }
 
 std::uint64_t mapped_backend::end_of_data(std::uint64_t from, std::uint64_t to) const noexcept {
-  std::uint64_t end = from;
-  for (std::uint64_t offset = from; offset < to;) {
-    off_t data = sys().lseek(fd(), static_cast<off_t>(offset), SEEK_DATA);
-    if (data < 0 && errno == ENXIO) break;
-    if (data < 0) data = static_cast<off_t>(offset);  // no SEEK_DATA: every byte is data
-    if (static_cast<std::uint64_t>(data) >= to) break;
-    const off_t hole = sys().lseek(fd(), data, SEEK_HOLE);
-    const std::uint64_t stop = hole < 0 ? to : std::min(static_cast<std::uint64_t>(hole), to);
-    end = std::max(end, end_of_nonzero(static_cast<std::uint64_t>(data), stop));
-    offset = stop;
-  }
-  return end;
-}
-
-std::uint64_t mapped_backend::end_of_nonzero(std::uint64_t begin,
-                                             std::uint64_t end) const noexcept {
-  char chunk[sizeof zero_page];
-  while (end > begin) {
-    const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(end - begin, sizeof chunk));
-    const std::uint64_t start = end - size;
-    // Through the descriptor, not the mapping: after a failed store part of the mapping is
-    // scratch memory, not the file.
-    if (retry_on_eintr(sys().pread, fd(), chunk, size, static_cast<off_t>(start)) !=
+  // Only pages in the page cache can hold bytes someone stored since the extension made them
+  // (file systems report reserved blocks as data to SEEK_DATA): mincore on a mapping of the
+  // range tells which, all at once before any read, since a read brings in a whole folio.
+  const std::uint64_t first = page_floor(from);
+  const auto length = static_cast<std::size_t>(to - first);
+  const std::size_t pages = (length + page_size() - 1) / page_size();
+  std::unique_ptr<unsigned char[]> resident(new (std::nothrow) unsigned char[pages]);
+  void* const view =
+      resident ? sys().mmap(nullptr, length, PROT_READ, MAP_SHARED, fd(), static_cast<off_t>(first))
+               : MAP_FAILED;
+  if (view == MAP_FAILED) return to;  // cannot tell: keep it all
+  const bool known = sys().mincore(view, length, resident.get()) == 0;
+  sys().munmap(view, length);
+  if (!known) return to;
+  // From the last page back, a run of resident pages at a time: the first non-zero byte found
+  // ends the data.
+  constexpr std::size_t run_pages = 64;
+  std::unique_ptr<char[]> buffer(new (std::nothrow) char[run_pages * page_size()]);
+  if (!buffer) return to;
+  for (std::size_t last = pages; last > 0;) {
+    if (!(resident[last - 1] & 1)) {
+      --last;
+      continue;
+    }
+    std::size_t run = last - 1;
+    while (run > 0 && last - run < run_pages && (resident[run - 1] & 1)) --run;
+    const std::uint64_t begin = std::max(first + run * page_size(), from);
+    const std::uint64_t end = std::min(first + last * page_size(), to);
+    const auto size = static_cast<std::size_t>(end - begin);
+    // Through the descriptor: a page another process cut off raises no SIGBUS there.
+    if (retry_on_eintr(sys().pread, fd(), buffer.get(), size, static_cast<off_t>(begin)) !=
         static_cast<ssize_t>(size)) {
       return end;  // unreadable: keep it
     }
-    if (std::memcmp(chunk, zero_page, size) != 0) {
-      std::size_t last = size;
-      while (chunk[last - 1] == 0) --last;
-      return start + last;
+    for (std::size_t at = size; at > 0; --at) {
+      if (buffer[at - 1] != 0) return begin + at;
     }
-    end = start;
+    last = run;
   }
-  return begin;
+  return from;
 }
 
 std::size_t mapped_backend::salvage(std::uint64_t from, std::uint64_t to) noexcept {

@@ -56,9 +56,8 @@ class mapped_backend final : public backend {
   // anyone stored past `end` stay.
   failure cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept;
   bool shared_with_another_writer() const noexcept;
-  // The end of the last non-zero byte in [from, to), or `from`; holes are skipped unread.
+  // The end of the last non-zero byte in [from, to) that is in the page cache, or `from`.
   std::uint64_t end_of_data(std::uint64_t from, std::uint64_t to) const noexcept;
-  std::uint64_t end_of_nonzero(std::uint64_t begin, std::uint64_t end) const noexcept;
   // Writes [from, to) from the mapping (scratch memory after a failed extension) with pwrite(2),
   // which writes every byte that fits. Returns how many it wrote.
   std::size_t salvage(std::uint64_t from, std::uint64_t to) noexcept;

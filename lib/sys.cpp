@@ -18,6 +18,7 @@ const system_calls real_calls = {
     ::mmap,
     ::munmap,
     ::madvise,
+    ::mincore,
     ::write,
     ::pread,
     ::pwrite,

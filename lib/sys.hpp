@@ -32,6 +32,7 @@ struct system_calls {
   void* (*mmap)(void* addr, std::size_t length, int prot, int flags, int fd, off_t offset);
   int (*munmap)(void* addr, std::size_t length);
   int (*madvise)(void* addr, std::size_t length, int advice);
+  int (*mincore)(void* addr, std::size_t length, unsigned char* resident);
   ssize_t (*write)(int fd, const void* data, std::size_t size);
   ssize_t (*pread)(int fd, void* data, std::size_t size, off_t offset);
   ssize_t (*pwrite)(int fd, const void* data, std::size_t size, off_t offset);

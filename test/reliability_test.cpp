@@ -26,6 +26,8 @@
 #include "mapout/output_file.hpp"
 #include "mounted_file_system.hpp"
 #include "strategies.hpp"
+#include "sys.hpp"
+#include "system_call_override.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -303,6 +305,31 @@ TEST(FullDisk, FarSeekThatFailsLeavesNoZeros) {
     expect_ok(child);
     std::filesystem::remove(fs / "far");
   }
+}
+
+int preads = 0;
+
+// After 64 MiB the extension reaches 64 MiB ahead, which ext4 reports in several data extents;
+// close must cut it all, and read little of it: only what sits in the page cache could be bytes
+// another writer stored.
+TEST(Close, CutsALargeExtensionAndReadsLittleOfIt) {
+  temp_dir dir;
+  const std::string bytes = pattern(1 << 20);
+  mapout::ostream out(dir / "large", std::ios::out, mapout::test::mapped());
+  for (int i = 0; i < 65; ++i) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out << "end";
+  preads = 0;
+  {
+    const mapout::test::system_call_override<&mapout::detail::system_calls::pread> counted(
+        [](int fd, void* data, std::size_t size, off_t offset) {
+          ++preads;
+          return mapout::detail::real_system_calls().pread(fd, data, size, offset);
+        });
+    out.close();
+  }
+  ASSERT_TRUE(out) << out.error_message();
+  EXPECT_EQ(std::filesystem::file_size(dir / "large"), (std::uint64_t{65} << 20) + 3);
+  EXPECT_LT(preads, 64);
 }
 
 TEST(Sparse, FarSeekLeavesAHole) {

@@ -2,6 +2,7 @@
 // system_call_log lives, each counted call is noted and then made for real.
 #pragma once
 
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -60,9 +61,10 @@ class system_call_log {
     ++entries().writes;
     return detail::real_system_calls().write(fd, data, size);
   }};
+  // A read-only view (what close and publish read past the bytes written) is no output.
   system_call_override<&calls::mmap> mmap_{
       [](void* addr, std::size_t length, int prot, int flags, int fd, off_t offset) {
-        ++entries().mmaps;
+        if (prot & PROT_WRITE) ++entries().mmaps;
         return detail::real_system_calls().mmap(addr, length, prot, flags, fd, offset);
       }};
   // SEEK_DATA and SEEK_HOLE only read where the file has data.
