@@ -28,13 +28,15 @@ using mapout::test::write_file;
 struct strategy_case {
   const char* name;
   int strategy;
+  int extension = MAPOUT_EXTEND_AHEAD;
 };
 
 // Small windows, so that a few hundred calls cross many of them and move the mapping.
-mapout_options options_for(int strategy) {
+mapout_options options_for(int strategy, int extension = MAPOUT_EXTEND_AHEAD) {
   mapout_options opts;
   mapout_options_init(&opts);
   opts.strategy = strategy;
+  opts.extension = extension;
   opts.mapping_size = 16 << 10;
   opts.buffer_size = 4 << 10;
   return opts;
@@ -54,7 +56,10 @@ TEST(CApi, RandomCallsMatchStdioInEveryMode) {
   const std::vector<std::string> modes = {"w",  "wb", "w+",  "w+b", "a",  "ab",
                                           "a+", "r+", "r+b", "wx",  "w+x"};
   const std::vector<strategy_case> strategies = {
-      {"automatic", MAPOUT_AUTOMATIC}, {"mapped", MAPOUT_MAPPED}, {"buffered", MAPOUT_BUFFERED}};
+      {"automatic", MAPOUT_AUTOMATIC},
+      {"mapped", MAPOUT_MAPPED},
+      {"mapped, on_sigbus", MAPOUT_MAPPED, MAPOUT_EXTEND_ON_SIGBUS},
+      {"buffered", MAPOUT_BUFFERED}};
   for (const std::string& mode : modes) {
     for (const strategy_case& strategy : strategies) {
       // Appending always takes the buffer: every write must land at the end.
@@ -69,7 +74,7 @@ TEST(CApi, RandomCallsMatchStdioInEveryMode) {
           write_file(ours, before);
           write_file(theirs, before);
         }
-        const mapout_options opts = options_for(strategy.strategy);
+        const mapout_options opts = options_for(strategy.strategy, strategy.extension);
         char why[256] = "";
         EXPECT_EQ(write_alike(ours.c_str(), theirs.c_str(), mode.c_str(), &opts, seed, 400, why,
                               sizeof why),
