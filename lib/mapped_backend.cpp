@@ -289,43 +289,45 @@ bool mapped_backend::shared_with_another_writer() const noexcept {
 
 std::uint64_t mapped_backend::end_of_data(std::uint64_t from, std::uint64_t to) const noexcept {
   // Only pages in the page cache can hold bytes someone stored since the extension made them
-  // (file systems report reserved blocks as data to SEEK_DATA): mincore on a mapping of the
-  // range tells which, all at once before any read, since a read brings in a whole folio.
-  const std::uint64_t first = page_floor(from);
-  const auto length = static_cast<std::size_t>(to - first);
-  const std::size_t pages = (length + page_size() - 1) / page_size();
-  std::unique_ptr<unsigned char[]> resident(new (std::nothrow) unsigned char[pages]);
-  void* const view =
-      resident ? sys().mmap(nullptr, length, PROT_READ, MAP_SHARED, fd(), static_cast<off_t>(first))
-               : MAP_FAILED;
-  if (view == MAP_FAILED) return to;  // cannot tell: keep it all
-  const bool known = sys().mincore(view, length, resident.get()) == 0;
-  sys().munmap(view, length);
-  if (!known) return to;
-  // From the last page back, a run of resident pages at a time: the first non-zero byte found
-  // ends the data.
+  // (file systems report reserved blocks to SEEK_DATA as data). mincore on a view says which,
+  // a 16 MiB stretch at a time from the end back, each asked before any read in it: a read
+  // brings in a whole folio, and folios never cross such a stretch's aligned bounds.
+  constexpr std::uint64_t stretch = std::uint64_t{16} << 20;
   constexpr std::size_t run_pages = 64;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[run_pages * page_size()]);
-  if (!buffer) return to;
-  for (std::size_t last = pages; last > 0;) {
-    if (!(resident[last - 1] & 1)) {
-      --last;
-      continue;
+  unsigned char resident[stretch / 4096];  // pages are 4 KiB or larger
+  if (!buffer) return to;                  // cannot tell: keep it all
+  for (std::uint64_t stretch_end = to; stretch_end > from;) {
+    const std::uint64_t first = std::max(page_floor(from), (stretch_end - 1) / stretch * stretch);
+    const auto length = static_cast<std::size_t>(stretch_end - first);
+    void* const view =
+        sys().mmap(nullptr, length, PROT_READ, MAP_SHARED, fd(), static_cast<off_t>(first));
+    if (view == MAP_FAILED) return stretch_end;
+    const bool known = sys().mincore(view, length, resident) == 0;
+    sys().munmap(view, length);
+    if (!known) return stretch_end;
+    // A run of resident pages at a time, from the last back: the first non-zero byte ends it.
+    for (std::size_t last = (length + page_size() - 1) / page_size(); last > 0;) {
+      if (!(resident[last - 1] & 1)) {
+        --last;
+        continue;
+      }
+      std::size_t run = last - 1;
+      while (run > 0 && last - run < run_pages && (resident[run - 1] & 1)) --run;
+      const std::uint64_t begin = std::max(first + run * page_size(), from);
+      const std::uint64_t end = std::min(first + last * page_size(), stretch_end);
+      const auto size = static_cast<std::size_t>(end - begin);
+      // Through the descriptor: a page another process cut off raises no SIGBUS there.
+      if (retry_on_eintr(sys().pread, fd(), buffer.get(), size, static_cast<off_t>(begin)) !=
+          static_cast<ssize_t>(size)) {
+        return end;  // unreadable: keep it
+      }
+      for (std::size_t at = size; at > 0; --at) {
+        if (buffer[at - 1] != 0) return begin + at;
+      }
+      last = run;
     }
-    std::size_t run = last - 1;
-    while (run > 0 && last - run < run_pages && (resident[run - 1] & 1)) --run;
-    const std::uint64_t begin = std::max(first + run * page_size(), from);
-    const std::uint64_t end = std::min(first + last * page_size(), to);
-    const auto size = static_cast<std::size_t>(end - begin);
-    // Through the descriptor: a page another process cut off raises no SIGBUS there.
-    if (retry_on_eintr(sys().pread, fd(), buffer.get(), size, static_cast<off_t>(begin)) !=
-        static_cast<ssize_t>(size)) {
-      return end;  // unreadable: keep it
-    }
-    for (std::size_t at = size; at > 0; --at) {
-      if (buffer[at - 1] != 0) return begin + at;
-    }
-    last = run;
+    stretch_end = first;
   }
   return from;
 }
