@@ -78,6 +78,15 @@ int fail(handle& h, std::errc code, const char* operation) noexcept {
   return fail(h, std::make_error_code(code), operation);
 }
 
+// Makes one of output_file's calls that take only the window: 0, or -1 with errno set.
+int with_window(handle& h, const char* operation,
+                std::error_code (mapout::output_file::*call)(mapout::output_file::window&)) {
+  mapout::output_file::window view = view_of(h);
+  const std::error_code ec = (h.file.*call)(view);
+  show_window(h, view);
+  return ec ? fail(h, ec, operation) : 0;
+}
+
 struct open_request {
   std::ios_base::openmode mode{};
   bool exclusive = false;  // "x": the file must not exist
@@ -253,27 +262,15 @@ int64_t mapout_tell(mapout_file* file) {
 }
 
 int mapout_flush(mapout_file* file) {
-  handle& h = handle_of(file);
-  mapout::output_file::window view = view_of(h);
-  const std::error_code ec = h.file.flush(view);
-  show_window(h, view);
-  return ec ? fail(h, ec, "flush") : 0;
+  return with_window(handle_of(file), "flush", &mapout::output_file::flush);
 }
 
 int mapout_publish(mapout_file* file) {
-  handle& h = handle_of(file);
-  mapout::output_file::window view = view_of(h);
-  const std::error_code ec = h.file.publish(view);
-  show_window(h, view);
-  return ec ? fail(h, ec, "publish") : 0;
+  return with_window(handle_of(file), "publish", &mapout::output_file::publish);
 }
 
 int mapout_persist(mapout_file* file) {
-  handle& h = handle_of(file);
-  mapout::output_file::window view = view_of(h);
-  const std::error_code ec = h.file.persist(view);
-  show_window(h, view);
-  return ec ? fail(h, ec, "persist") : 0;
+  return with_window(handle_of(file), "persist", &mapout::output_file::persist);
 }
 
 int mapout_close(mapout_file* file) {
