@@ -110,7 +110,7 @@ bool compared_at_1gib(const file_system& fs, workload_kind kind, const std::stri
 // so at 1 GiB (~9.7 M records) ~25 s per run; 16 and 256 MiB show them.
 const char* skipped_at_1gib(std::uint64_t size, workload_kind kind, const std::string& id) {
   static const std::vector<std::string> flushing = {
-      "stdio",           "ofstream",        "llvm", "mapout", "mapout-buffered",
+      "stdio",           "ofstream",        "llvm", "llvm-pwrite", "mapout", "mapout-buffered",
       "mapout-ostream&", "mapout-streambuf"};
   if (size < gib || kind != workload_kind::patch) return nullptr;
   if (std::find(flushing.begin(), flushing.end(), id) == flushing.end()) return nullptr;

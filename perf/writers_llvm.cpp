@@ -1,5 +1,5 @@
 // LLVM's raw_fd_ostream, which clang -E writes its output with: << per byte and line, write per
-// token and block, seek for the seeking workloads.
+// token and block, seek for the seeking workloads; and its raw_pwrite_stream::pwrite for patches.
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -39,10 +39,22 @@ class llvm_sink {
     }
   }
 
+ protected:
+  llvm::raw_fd_ostream& out() { return out_; }
+
  private:
   std::string path_;
   std::error_code opened_;
   llvm::raw_fd_ostream out_;
+};
+
+// Patches through raw_pwrite_stream::pwrite, which cannot extend the stream: scatter is n/a.
+class llvm_pwrite_sink : public llvm_sink {
+ public:
+  using llvm_sink::llvm_sink;
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    out().pwrite(data, size, offset);
+  }
 };
 
 }  // namespace
@@ -54,6 +66,14 @@ void add_llvm_writers(std::vector<writer>& list) {
   llvm.apis = {"<<", "write", "<<", "write", "write", "tell+seek", "tell+seek", "seek"};
   llvm.run = run_sink<llvm_sink>;
   list.push_back(llvm);
+
+  writer pwrite;
+  pwrite.id = "llvm-pwrite";
+  pwrite.label = "llvm::raw_fd_ostream pwrite";
+  pwrite.apis = {nullptr, nullptr,       nullptr,  nullptr,
+                 nullptr, "tell+pwrite", "pwrite", "n/a: pwrite cannot extend"};
+  pwrite.run = run_sink<llvm_pwrite_sink>;
+  list.push_back(pwrite);
 }
 
 }  // namespace perf
