@@ -48,10 +48,11 @@ void print_machine(std::FILE* out) {
 
 // Draws throughput.svg with gnuplot (when this build found it) from chart.dat.
 void draw_chart(const std::string& data, const std::string& svg,
-                const std::vector<std::string>& titles) {
+                const std::vector<std::string>& titles, std::size_t workloads) {
 #ifdef PERF_GNUPLOT
-  std::string settings =
-      "data='" + data + "'; output='" + svg + "'; panels=" + std::to_string(titles.size());
+  std::string settings = "data='" + data + "'; output='" + svg +
+                         "'; panels=" + std::to_string(titles.size()) +
+                         "; workloads=" + std::to_string(workloads);
   for (std::size_t i = 0; i < titles.size(); ++i) {
     settings += "; title_" + std::to_string(i + 1) + "='" + titles[i] + "'";
   }
@@ -65,6 +66,7 @@ void draw_chart(const std::string& data, const std::string& svg,
   if (child < 0 || status != 0) std::fprintf(stderr, "gnuplot failed: no %s\n", svg.c_str());
 #else
   (void)titles;
+  (void)workloads;
   std::fprintf(stderr, "gnuplot was not found at configure time: no %s (data in %s)\n", svg.c_str(),
                data.c_str());
 #endif
@@ -127,7 +129,10 @@ int main(int argc, char** argv) try {
       rows, true);
   perf::write_csv(s.out_dir + "/results.csv", rows);
   const std::vector<std::string> titles = perf::write_chart_data(s.out_dir + "/chart.dat", rows);
-  if (!titles.empty()) draw_chart(s.out_dir + "/chart.dat", s.out_dir + "/throughput.svg", titles);
+  if (!titles.empty()) {
+    draw_chart(s.out_dir + "/chart.dat", s.out_dir + "/throughput.svg", titles,
+               s.what.kinds.size());
+  }
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf(

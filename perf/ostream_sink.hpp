@@ -34,6 +34,14 @@ class ostream_sink {
   void block(const char* data, std::size_t size) {
     stream().write(data, static_cast<std::streamsize>(size));
   }
+  std::uint64_t tell() { return static_cast<std::uint64_t>(std::streamoff(stream().tellp())); }
+  void seek(std::uint64_t offset) { stream().seekp(static_cast<std::streamoff>(offset)); }
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    const auto end = stream().tellp();
+    stream().seekp(static_cast<std::streamoff>(offset));
+    stream().write(data, static_cast<std::streamsize>(size));
+    stream().seekp(end);
+  }
   void close() {
     const bool failed = !file_;
     file_.close();

@@ -110,14 +110,25 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
       std::fprintf(out, "%-26s", "");
       for (workload_kind kind : kinds) std::fprintf(out, " %14s", name_of(kind));
       std::fprintf(out, " %8s\n", "RSS MiB");
+      std::vector<std::string> reasons;  // why rows were skipped, each once
       for (const writer* by : writers) {
         std::string line;
         char text[64];
         double rss = -1;
+        bool shown = false;
         for (workload_kind kind : kinds) {
           const summary* row = find_row(rows, fs, size, kind, by->id);
+          shown = shown || row;
+          const std::string skipped = row ? row->measured->skipped : std::string();
           if (!row) {
             std::snprintf(text, sizeof text, " %14s", "");
+          } else if (skipped.rfind("n/a", 0) == 0) {
+            std::snprintf(text, sizeof text, " %14s", "n/a");
+          } else if (!skipped.empty()) {
+            std::snprintf(text, sizeof text, " %14s", "skipped");
+            if (std::find(reasons.begin(), reasons.end(), skipped) == reasons.end()) {
+              reasons.push_back(skipped);
+            }
           } else if (!row->ok()) {
             std::snprintf(text, sizeof text, " %14s", "FAILED");
           } else if (by->id == reference_writer || row->vs_mapout == 0) {
@@ -125,12 +136,19 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
           } else {
             std::snprintf(text, sizeof text, " %7.2f x%4.2f ", row->gbps, row->vs_mapout);
           }
-          if (row && row->ok()) rss = std::max(rss, row->max_rss_mib);
+          // toc holds its header, 8 bytes per record, in the writer's memory: it would hide what
+          // the writer itself keeps (details.txt has it).
+          if (row && row->ok() && kind != workload_kind::toc) rss = std::max(rss, row->max_rss_mib);
           line += text;
         }
-        if (rss < 0) continue;
-        std::fprintf(out, "%-26.26s%s %8.1f\n", by->label.c_str(), line.c_str(), rss);
+        if (!shown) continue;
+        if (rss < 0) {
+          std::fprintf(out, "%-26.26s%s %8s\n", by->label.c_str(), line.c_str(), "-");
+        } else {
+          std::fprintf(out, "%-26.26s%s %8.1f\n", by->label.c_str(), line.c_str(), rss);
+        }
       }
+      for (const std::string& reason : reasons) std::fprintf(out, "skipped: %s\n", reason.c_str());
     }
   }
 }
@@ -146,6 +164,10 @@ void print_details(std::FILE* out, const std::vector<summary>& rows) {
                    static_cast<unsigned long long>(c.bytes), c.samples.size());
       std::fprintf(out, "%-26s %-16s %9s %9s %9s %7s %7s %8s %9s\n", "writer", "call", "wall ms",
                    "user ms", "sys ms", "GB/s", "best", "RSS MiB", "x mapout");
+    }
+    if (!c.skipped.empty()) {
+      std::fprintf(out, "%-26.26s %-16.16s %s\n", row.by->label.c_str(), "", c.skipped.c_str());
+      continue;
     }
     if (!row.ok()) {
       std::fprintf(out, "%-26.26s %-16.16s FAILED: %s\n", row.by->label.c_str(),
@@ -174,7 +196,7 @@ void write_csv(const std::string& path, const std::vector<summary>& rows) {
         row.by->id.c_str(), row.by->label.c_str(), row.by->api(c.kind), c.samples.size(),
         static_cast<unsigned long long>(c.bytes), row.wall, row.user, row.sys, row.gbps,
         row.best_gbps, row.rss_mib, row.max_rss_mib, row.vs_mapout, c.verified ? 1 : 0,
-        c.error.c_str());
+        c.skipped.empty() ? c.error.c_str() : c.skipped.c_str());
   }
   if (std::fclose(out) != 0) throw_errno("fclose", path);
 }

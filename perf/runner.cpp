@@ -122,14 +122,20 @@ std::vector<cell> run_plan(const plan& p, const std::vector<writer>& writers, co
         const digest expected = expected_digest(work);
         const std::size_t first = cells.size();
         for (std::size_t index : p.writers) {
-          if (!writers[index].api(kind)) continue;
-          if (p.includes && !p.includes(fs, size, kind, writers[index])) continue;
+          const writer& w = writers[index];
+          if (!w.api(kind)) continue;
+          if (p.includes && !p.includes(fs, size, kind, w)) continue;
           cell c;
           c.file_system = fs.name;
           c.kind = kind;
           c.size = size;
           c.bytes = work.bytes;
           c.writer = index;
+          if (is_not_applicable(w.api(kind))) {
+            c.skipped = w.api(kind);
+          } else if (const char* why = p.skips ? p.skips(fs, size, kind, w) : nullptr) {
+            c.skipped = why;
+          }
           cells.push_back(c);
         }
         const std::size_t count = cells.size() - first;
@@ -137,7 +143,7 @@ std::vector<cell> run_plan(const plan& p, const std::vector<writer>& writers, co
         for (int round = 0; round < p.rounds; ++round) {
           for (std::size_t k = 0; k < count; ++k) {
             cell& c = cells[first + (k + static_cast<std::size_t>(round)) % count];
-            if (!c.error.empty()) continue;
+            if (!c.error.empty() || !c.skipped.empty()) continue;
             const writer& w = writers[c.writer];
             const std::string path = fs.dir + "/" + w.id + "." + name_of(kind);
             try {

@@ -39,6 +39,10 @@ struct plan {
   // Whether a writer runs on a file system, size and workload; every one when empty.
   std::function<bool(const file_system&, std::uint64_t size, workload_kind, const writer&)>
       includes;
+  // Why an included writer is left out there (a row the table marks skipped), or nullptr to run
+  // it; none is left out when empty.
+  std::function<const char*(const file_system&, std::uint64_t size, workload_kind, const writer&)>
+      skips;
 };
 
 // Every sample of one writer on one workload, size and file system.
@@ -51,6 +55,8 @@ struct cell {
   std::vector<sample> samples;
   bool verified = false;  // the first run's output matched the expected digest
   std::string error;      // why the writer failed; its samples are then incomplete
+  // Why the writer was not run: "n/a: ..." when it cannot run the workload, or the plan's reason.
+  std::string skipped;
 };
 
 // For each file system, size and workload: `rounds` rounds over the writers that support the

@@ -11,7 +11,8 @@
 namespace perf {
 namespace {
 
-constexpr const char* workload_names[] = {"bytes", "tokens", "lines", "blocks-4k", "blocks-1m"};
+constexpr const char* workload_names[] = {"bytes",     "tokens", "lines", "blocks-4k",
+                                          "blocks-1m", "patch",  "toc",   "scatter"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -149,6 +150,27 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
     case workload_kind::blocks_1m: {
       const std::uint64_t block = block_size(kind);
       work.bytes = (size + block - 1) / block * block;
+      break;
+    }
+    case workload_kind::patch:
+    case workload_kind::toc: {
+      const std::uint64_t prefix = kind == workload_kind::patch ? length_size : offset_size;
+      while (work.bytes < size) {
+        work.bytes += prefix + body_size(static_cast<std::uint32_t>(work.count));
+        ++work.count;
+      }
+      break;
+    }
+    case workload_kind::scatter: {
+      work.count = (size + scatter_block - 1) / scatter_block;
+      work.bytes = work.count * scatter_block;
+      work.order.resize(work.count);
+      for (std::uint32_t i = 0; i < work.order.size(); ++i) work.order[i] = i;
+      // Fisher-Yates with our own draw: std::shuffle's order may differ between libraries.
+      std::mt19937_64 engine(20260102);
+      for (std::size_t i = work.order.size(); i > 1; --i) {
+        std::swap(work.order[i - 1], work.order[engine() % i]);
+      }
       break;
     }
   }

@@ -6,18 +6,33 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace perf {
 
-enum class workload_kind { bytes, tokens, lines, blocks_4k, blocks_1m };
+// The streams written front to back, then the seeking ones: patch (length-prefixed records, each
+// length written after its body), toc (a header of record offsets filled in at the end) and
+// scatter (4 KiB blocks written once each in shuffled order).
+enum class workload_kind { bytes, tokens, lines, blocks_4k, blocks_1m, patch, toc, scatter };
 
-constexpr workload_kind all_workload_kinds[] = {workload_kind::bytes, workload_kind::tokens,
-                                                workload_kind::lines, workload_kind::blocks_4k,
-                                                workload_kind::blocks_1m};
+constexpr workload_kind streaming_workload_kinds[] = {
+    workload_kind::bytes, workload_kind::tokens, workload_kind::lines, workload_kind::blocks_4k,
+    workload_kind::blocks_1m};
+constexpr workload_kind all_workload_kinds[] = {
+    workload_kind::bytes,     workload_kind::tokens, workload_kind::lines, workload_kind::blocks_4k,
+    workload_kind::blocks_1m, workload_kind::patch,  workload_kind::toc,   workload_kind::scatter};
 constexpr std::size_t workload_kind_count = std::size(all_workload_kinds);
+
+constexpr bool is_seeking(workload_kind kind) noexcept {
+  return kind == workload_kind::patch || kind == workload_kind::toc ||
+         kind == workload_kind::scatter;
+}
 
 const char* name_of(workload_kind kind) noexcept;
 // The kind named `name`; false when there is none.
@@ -40,10 +55,13 @@ corpus make_corpus(const std::string& include_dir, std::size_t text_cap);
 struct workload {
   workload_kind kind = workload_kind::bytes;
   std::uint64_t size = 0;
-  // Tokens or lines emitted (the first whole one to reach `size`); unused by bytes and blocks.
+  // Tokens, lines or records emitted (the first whole one to reach `size`), or scatter's blocks;
+  // unused by bytes and blocks.
   std::uint64_t count = 0;
   std::uint64_t bytes = 0;
   const corpus* input = nullptr;
+  // Scatter: the index of each block in the order they are written, a seeded shuffle.
+  std::vector<std::uint32_t> order;
 };
 
 workload make_workload(workload_kind kind, std::uint64_t size, const corpus& input);
@@ -76,11 +94,84 @@ constexpr std::size_t block_size(workload_kind kind) noexcept {
   return kind == workload_kind::blocks_4k ? std::size_t{4} << 10 : std::size_t{1} << 20;
 }
 
+// The records of patch and toc: a body of 16 to 196 bytes cut from the random bytes.
+constexpr std::size_t min_body = 16;
+constexpr std::size_t max_body = 196;
+constexpr std::uint32_t body_size(std::uint32_t i) noexcept {
+  return static_cast<std::uint32_t>(min_body + (i * 2654435761u >> 16) % (max_body - min_body + 1));
+}
+// Where the body after one of `size` bytes at `at` starts in the random bytes.
+inline std::size_t next_body(const corpus& input, std::size_t at, std::size_t size) noexcept {
+  return (at + size) % (input.random.size() - max_body);
+}
+constexpr std::size_t length_size = 4;  // patch's length prefix, a host-order std::uint32_t
+constexpr std::size_t offset_size = 8;  // toc's entries, host-order std::uint64_t
+constexpr std::size_t scatter_block = std::size_t{4} << 10;
+
+// Whether a Sink has the seeking calls; emit() throws for a seeking workload when it has not.
+template <class Sink, class = void>
+struct can_seek : std::false_type {};
+template <class Sink>
+struct can_seek<Sink, std::void_t<decltype(std::declval<Sink&>().tell())>> : std::true_type {};
+
+// The seeking workloads through a Sink's block() and its three seeking calls:
+//   tell()                                        the current offset
+//   seek(std::uint64_t offset)                    moves the current offset (scatter)
+//   write_at(std::uint64_t offset, const char*, std::size_t)   writes there and leaves the
+//                                                 current offset at the end (patch, toc)
+template <class Sink>
+void emit_seeking(const workload& work, Sink& out) {
+  const corpus& input = *work.input;
+  const char* const random = input.random.data();
+  switch (work.kind) {
+    case workload_kind::patch: {
+      const char placeholder[length_size] = {};
+      std::size_t at = 0;
+      for (std::uint32_t i = 0; i < work.count; ++i) {
+        const std::uint32_t size = body_size(i);
+        const std::uint64_t start = out.tell();
+        out.block(placeholder, length_size);
+        out.block(random + at, size);
+        char length[length_size];
+        std::memcpy(length, &size, length_size);
+        out.write_at(start, length, length_size);
+        at = next_body(input, at, size);
+      }
+      break;
+    }
+    case workload_kind::toc: {
+      std::vector<std::uint64_t> offsets(work.count);
+      const char* const header = reinterpret_cast<const char*>(offsets.data());
+      const std::size_t header_size = offsets.size() * offset_size;
+      out.block(header, header_size);
+      std::size_t at = 0;
+      for (std::uint32_t i = 0; i < work.count; ++i) {
+        const std::uint32_t size = body_size(i);
+        offsets[i] = out.tell();
+        out.block(random + at, size);
+        at = next_body(input, at, size);
+      }
+      out.write_at(0, header, header_size);
+      break;
+    }
+    case workload_kind::scatter:
+      for (std::uint32_t block : work.order) {
+        out.seek(std::uint64_t{block} * scatter_block);
+        out.block(random + std::uint64_t{block} * scatter_block % input.random.size(),
+                  scatter_block);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 // Emits the workload through a Sink, a writer's adapter with four calls:
 //   byte(char)                          the bytes workload, one call per byte
 //   token(std::string_view)             the tokens workload; data()[size()] is '\0'
 //   line(std::uint32_t i, std::uint32_t value)   the lines workload, one generated line
-//   block(const char*, std::size_t)     the blocks workloads
+//   block(const char*, std::size_t)     the blocks workloads; at the current offset when seeking
+// and, for the seeking workloads, the calls emit_seeking() lists.
 // The loops are templates so that each writer's calls are inlined into them, as in a real program.
 template <class Sink>
 void emit(const workload& work, Sink& out) {
@@ -116,6 +207,15 @@ void emit(const workload& work, Sink& out) {
       }
       break;
     }
+    case workload_kind::patch:
+    case workload_kind::toc:
+    case workload_kind::scatter:
+      if constexpr (can_seek<Sink>::value) {
+        emit_seeking(work, out);
+      } else {
+        throw std::logic_error(std::string("this writer cannot seek: no ") + name_of(work.kind));
+      }
+      break;
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct writer {
   // What the table shows.
   std::string label;
   // The call each workload is written with ("putc_unlocked", "<<"), or nullptr when the writer
-  // has nothing to add to that workload.
+  // has nothing to add to that workload; "n/a: <why>" when it cannot run it (the table says so).
   std::array<const char*, workload_kind_count> apis{};
   // Whether --quick keeps it.
   bool quick = true;
@@ -30,6 +31,12 @@ struct writer {
 
   const char* api(workload_kind kind) const { return apis[static_cast<std::size_t>(kind)]; }
 };
+
+// Whether `api` marks a workload the writer cannot run (a stream without seek).
+inline bool is_not_applicable(const char* api) noexcept {
+  return api && std::string_view(api).substr(0, 3) == "n/a";
+}
+constexpr const char* cannot_seek = "n/a: no seek";
 
 // Every writer this build has, in the order the table shows them.
 std::vector<writer> all_writers();

@@ -28,7 +28,7 @@ void add_fmt_writers(std::vector<writer>& list) {
   writer fmt;
   fmt.id = "fmt";
   fmt.label = "fmt::output_file";
-  fmt.apis = {"print", "print", "print", "print", "print"};
+  fmt.apis = {"print", "print", "print", "print", "print", cannot_seek, cannot_seek, cannot_seek};
   fmt.run = run_sink<fmt_sink>;
   list.push_back(fmt);
 }

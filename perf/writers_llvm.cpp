@@ -1,5 +1,5 @@
 // LLVM's raw_fd_ostream, which clang -E writes its output with: << per byte and line, write per
-// token and block.
+// token and block, seek for the seeking workloads; and its raw_pwrite_stream::pwrite for patches.
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -21,6 +21,14 @@ class llvm_sink {
     out_ << "    { \"field_" << i << "\", " << i << ", " << value << " },\n";
   }
   void block(const char* data, std::size_t size) { out_.write(data, size); }
+  std::uint64_t tell() const { return out_.tell(); }
+  void seek(std::uint64_t offset) { out_.seek(offset); }
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    const std::uint64_t end = out_.tell();
+    out_.seek(offset);
+    out_.write(data, size);
+    out_.seek(end);
+  }
   void close() {
     out_.close();
     if (out_.has_error()) {
@@ -31,10 +39,22 @@ class llvm_sink {
     }
   }
 
+ protected:
+  llvm::raw_fd_ostream& out() { return out_; }
+
  private:
   std::string path_;
   std::error_code opened_;
   llvm::raw_fd_ostream out_;
+};
+
+// Patches through raw_pwrite_stream::pwrite, which cannot extend the stream: scatter is n/a.
+class llvm_pwrite_sink : public llvm_sink {
+ public:
+  using llvm_sink::llvm_sink;
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    out().pwrite(data, size, offset);
+  }
 };
 
 }  // namespace
@@ -43,9 +63,17 @@ void add_llvm_writers(std::vector<writer>& list) {
   writer llvm;
   llvm.id = "llvm";
   llvm.label = "llvm::raw_fd_ostream";
-  llvm.apis = {"<<", "write", "<<", "write", "write"};
+  llvm.apis = {"<<", "write", "<<", "write", "write", "tell+seek", "tell+seek", "seek"};
   llvm.run = run_sink<llvm_sink>;
   list.push_back(llvm);
+
+  writer pwrite;
+  pwrite.id = "llvm-pwrite";
+  pwrite.label = "llvm::raw_fd_ostream pwrite";
+  pwrite.apis = {nullptr, nullptr,       nullptr,  nullptr,
+                 nullptr, "tell+pwrite", "pwrite", "n/a: pwrite cannot extend"};
+  pwrite.run = run_sink<llvm_pwrite_sink>;
+  list.push_back(pwrite);
 }
 
 }  // namespace perf

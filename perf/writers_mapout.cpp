@@ -66,6 +66,19 @@ class streambuf_sink {
   void block(const char* data, std::size_t size) {
     buf_.sputn(data, static_cast<std::streamsize>(size));
   }
+  std::uint64_t tell() {
+    return static_cast<std::uint64_t>(
+        std::streamoff(buf_.pubseekoff(0, std::ios_base::cur, std::ios_base::out)));
+  }
+  void seek(std::uint64_t offset) {
+    buf_.pubseekpos(static_cast<std::streamoff>(offset), std::ios_base::out);
+  }
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    const std::uint64_t end = tell();
+    seek(offset);
+    block(data, size);
+    seek(end);
+  }
   void close() {
     if (!buf_.close()) throw std::system_error(buf_.error(), buf_.error_message());
   }
@@ -80,7 +93,7 @@ writer ostream_writer(std::string id, std::string label,
   writer w;
   w.id = std::move(id);
   w.label = std::move(label);
-  w.apis = {"put", "write", "<<", "write", "write"};
+  w.apis = {"put", "write", "<<", "write", "write", "tellp+seekp", "tellp+seekp", "seekp"};
   w.run = run;
   return w;
 }
@@ -112,7 +125,8 @@ void add_mapout_writers(std::vector<writer>& list) {
   writer raw;
   raw.id = "mapout-streambuf";
   raw.label = "mapout::streambuf";
-  raw.apis = {"sputc", "sputn", "to_chars+sputn", "sputn", "sputn"};
+  raw.apis = {"sputc", "sputn",      "to_chars+sputn", "sputn",
+              "sputn", "pubseekpos", "pubseekpos",     "pubseekpos"};
   raw.run = run_sink<streambuf_sink>;
   list.push_back(raw);
 }

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <mapout/short_copy.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "writers.hpp"
@@ -38,10 +39,20 @@ class memory_sink {
     std::memcpy(put_, data, size);
     put_ += size;
   }
-  void close() { buffer_cursor = put_; }
+  std::uint64_t tell() const { return static_cast<std::uint64_t>(put_ - buffer_begin); }
+  void seek(std::uint64_t offset) {
+    high_water_ = std::max(high_water_, put_);
+    put_ = buffer_begin + offset;
+  }
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    std::memcpy(buffer_begin + offset, data, size);
+  }
+  void close() { buffer_cursor = std::max(high_water_, put_); }
 
  private:
   char* put_;
+  // The end of what was written before the last seek: scatter's last block need not be the end.
+  char* high_water_ = buffer_begin;
 };
 
 digest buffer_digest() {
@@ -56,7 +67,8 @@ void add_memory_writers(std::vector<writer>& list) {
   writer ceiling;
   ceiling.id = "ceiling";
   ceiling.label = "ceiling (memory)";
-  ceiling.apis = {"store", "copy_short", "to_chars", "memcpy", "memcpy"};
+  ceiling.apis = {"store",  "copy_short", "to_chars", "memcpy",
+                  "memcpy", "memcpy",     "memcpy",   "memcpy"};
   ceiling.prepare = prepare_buffer;
   ceiling.run = run_sink<memory_sink>;
   ceiling.memory_digest = buffer_digest;

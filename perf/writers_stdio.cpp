@@ -25,6 +25,16 @@ class stdio_sink {
     std::fprintf(file_, "    { \"field_%u\", %u, %u },\n", i, i, value);
   }
   void block(const char* data, std::size_t size) { fwrite_unlocked(data, 1, size, file_); }
+  std::uint64_t tell() const { return static_cast<std::uint64_t>(ftello(file_)); }
+  void seek(std::uint64_t offset) {
+    if (fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) throw_errno("fseeko", path_);
+  }
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    const std::uint64_t end = tell();
+    seek(offset);
+    block(data, size);
+    seek(end);
+  }
   void close() {
     const bool failed = std::ferror(file_) != 0;
     const int closed = std::fclose(file_);
@@ -52,8 +62,8 @@ void add_stdio_writers(std::vector<writer>& list) {
   writer stdio;
   stdio.id = "stdio";
   stdio.label = "stdio";
-  stdio.apis = {"putc_unlocked", "fwrite_unlocked", "fprintf", "fwrite_unlocked",
-                "fwrite_unlocked"};
+  stdio.apis = {"putc_unlocked",   "fwrite_unlocked", "fprintf",       "fwrite_unlocked",
+                "fwrite_unlocked", "ftello+fseeko",   "ftello+fseeko", "fseeko"};
   stdio.run = run_sink<stdio_sink>;
   list.push_back(stdio);
 

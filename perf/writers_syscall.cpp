@@ -1,7 +1,11 @@
-// A plain 64 KiB buffer handed to write(2) when full: what a careful program writes by hand.
+// A plain 64 KiB buffer handed to write(2) when full: what a careful program writes by hand; and
+// for the seeking workloads the same buffer handed to pwrite(2), patches going into the buffer
+// while their bytes are still there and through pwrite(2) once they are not.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "writers.hpp"
@@ -11,8 +15,10 @@ namespace {
 
 class write_buffer_sink {
  public:
-  explicit write_buffer_sink(const std::string& path)
-      : path_(path), fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) {
+  explicit write_buffer_sink(const std::string& path, bool positioned = false)
+      : path_(path),
+        fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)),
+        positioned_(positioned) {
     if (fd_ < 0) throw_errno("open", path);
   }
   write_buffer_sink(const write_buffer_sink&) = delete;
@@ -49,7 +55,7 @@ class write_buffer_sink {
     if (::close(fd) != 0) throw_errno("close", path_);
   }
 
- private:
+ protected:
   static constexpr std::size_t capacity = std::size_t{64} << 10;
 
   char* end() { return buffer_ + capacity; }
@@ -58,6 +64,11 @@ class write_buffer_sink {
     put_ = buffer_;
   }
   void write_all(const char* data, std::size_t size) {
+    if (positioned_) {
+      write_around(written_, data, size);
+      written_ += size;
+      return;
+    }
     while (size > 0) {
       const ssize_t n = ::write(fd_, data, size);
       if (n < 0) {
@@ -68,11 +79,51 @@ class write_buffer_sink {
       size -= static_cast<std::size_t>(n);
     }
   }
+  // pwrite(2) at `offset`, whatever the buffer holds.
+  void write_around(std::uint64_t offset, const char* data, std::size_t size) {
+    while (size > 0) {
+      const ssize_t n = ::pwrite(fd_, data, size, static_cast<off_t>(offset));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw_errno("pwrite", path_);
+      }
+      data += n;
+      size -= static_cast<std::size_t>(n);
+      offset += static_cast<std::uint64_t>(n);
+    }
+  }
 
   std::string path_;
   int fd_;
+  // Whether the buffer goes to the file at written_ by pwrite(2) rather than at the descriptor's
+  // offset by write(2).
+  bool positioned_;
+  // Where the buffer's first byte goes in the file, when positioned_.
+  std::uint64_t written_ = 0;
   char buffer_[capacity];
   char* put_ = buffer_;
+};
+
+class pwrite_buffer_sink : public write_buffer_sink {
+ public:
+  explicit pwrite_buffer_sink(const std::string& path) : write_buffer_sink(path, true) {}
+
+  std::uint64_t tell() const { return written_ + static_cast<std::uint64_t>(put_ - buffer_); }
+  void seek(std::uint64_t offset) {
+    flush();
+    written_ = offset;
+  }
+  // The part still in the buffer is patched there, so the flush cannot overwrite it.
+  void write_at(std::uint64_t offset, const char* data, std::size_t size) {
+    const std::uint64_t stop = offset + size;
+    if (stop > written_) {
+      const std::uint64_t from = std::max(offset, written_);
+      std::memcpy(buffer_ + (from - written_), data + (from - offset), stop - from);
+    }
+    if (offset < written_) {
+      write_around(offset, data, static_cast<std::size_t>(std::min(stop, written_) - offset));
+    }
+  }
 };
 
 }  // namespace
@@ -84,6 +135,13 @@ void add_syscall_writers(std::vector<writer>& list) {
   buffer.apis = {"store", "memcpy", "to_chars", "memcpy", "memcpy"};
   buffer.run = run_sink<write_buffer_sink>;
   list.push_back(buffer);
+
+  writer positioned;
+  positioned.id = "pwrite";
+  positioned.label = "64 KiB buffer + pwrite(2)";
+  positioned.apis = {nullptr, nullptr, nullptr, nullptr, nullptr, "pwrite", "pwrite", "pwrite"};
+  positioned.run = run_sink<pwrite_buffer_sink>;
+  list.push_back(positioned);
 }
 
 }  // namespace perf
