@@ -3,7 +3,7 @@
 #   ./build.sh test      install what is missing, configure, build, run every test
 #   ./build.sh perf      the same set-up, then the headline comparison against stdio and the other
 #                        writers, one size on both file systems (about 2 minutes), and its chart
-#   ./build.sh perf --full   every size, writer and mode instead (about 50 minutes); other
+#   ./build.sh perf --full   every size, writer and mode instead (about 80 minutes); other
 #                        arguments go to perf/compare (--fs, --sizes, --writers, --list, ...)
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)

@@ -8,16 +8,25 @@
 namespace perf {
 namespace {
 
-template <mapout::strategy Strategy>
-struct mapout_opener {
+// Opens mapout::ostream with the options `Options` gives.
+template <mapout::options (*Options)()>
+struct options_opener {
   using file_type = mapout::ostream;
   using stream_type = mapout::ostream;
   static void open(mapout::ostream& file, const std::string& path) {
-    mapout::options opts;
-    opts.strategy = Strategy;
-    file.open(path, std::ios::binary, opts);
+    file.open(path, std::ios::binary, Options());
   }
 };
+
+template <mapout::strategy Strategy>
+mapout::options with_strategy() {
+  mapout::options opts;
+  opts.strategy = Strategy;
+  return opts;
+}
+
+template <mapout::strategy Strategy>
+using mapout_opener = options_opener<with_strategy<Strategy>>;
 
 // What generic code sees: the same file, every call through the base class.
 struct mapout_generic_opener : mapout_opener<mapout::strategy::automatic> {
@@ -25,28 +34,20 @@ struct mapout_generic_opener : mapout_opener<mapout::strategy::automatic> {
 };
 
 // The mapping without the SIGBUS guard, to show what the guard costs.
-struct mapout_unguarded_opener {
-  using file_type = mapout::ostream;
-  using stream_type = mapout::ostream;
-  static void open(mapout::ostream& file, const std::string& path) {
-    mapout::options opts;
-    opts.strategy = mapout::strategy::mapped;
-    opts.guard_truncation = false;
-    file.open(path, std::ios::binary, opts);
-  }
-};
+mapout::options unguarded() {
+  mapout::options opts = with_strategy<mapout::strategy::mapped>();
+  opts.guard_truncation = false;
+  return opts;
+}
+using mapout_unguarded_opener = options_opener<unguarded>;
 
 #ifdef PERF_HAVE_SIGBUS
-struct mapout_sigbus_opener {
-  using file_type = mapout::ostream;
-  using stream_type = mapout::ostream;
-  static void open(mapout::ostream& file, const std::string& path) {
-    mapout::options opts;
-    opts.strategy = mapout::strategy::mapped;
-    opts.extension = mapout::extension::on_sigbus;
-    file.open(path, std::ios::binary, opts);
-  }
-};
+mapout::options on_sigbus() {
+  mapout::options opts = with_strategy<mapout::strategy::mapped>();
+  opts.extension = mapout::extension::on_sigbus;
+  return opts;
+}
+using mapout_sigbus_opener = options_opener<on_sigbus>;
 #endif
 
 class streambuf_sink {
