@@ -118,12 +118,21 @@ failure mapped_backend::take_guard_failure() noexcept {
 }
 
 void mapped_backend::populate(std::uint64_t needed) noexcept {
-  if (cursor_ < populated_begin_ || cursor_ > populated_end_) {
-    populated_begin_ = populated_end_ = page_floor(cursor_);
-  }
-  if (needed <= populated_end_) return;
   // Never past the page that holds the end of the file: populating beyond it fails like a store.
   const std::uint64_t limit = std::min(page_ceiling(guard_.extent()), map_offset_ + mapping_size_);
+  // Streaming: appending at the end of all that was written, or going on from populated pages.
+  const bool streaming =
+      cursor_ == high_water_ || (populated_begin_ < populated_end_ && cursor_ >= populated_begin_ &&
+                                 cursor_ <= populated_end_);
+  if (!streaming) {
+    // After a seek back, the stores fault in what this call needs themselves: a writer that
+    // scatters blocks would otherwise populate a step for each (docs/decisions.md, "populate").
+    // The window still ends there, so that a writer streaming on from there populates again.
+    populated_begin_ = page_floor(cursor_);
+    populated_end_ = std::min(limit, page_ceiling(needed));
+    return;
+  }
+  if (needed <= populated_end_) return;
   const std::uint64_t end =
       std::min(limit, page_ceiling(std::max(needed, populated_end_ + populate_step)));
   if (end <= populated_end_) return;

@@ -24,7 +24,7 @@ void usage(const char* program, int status) {
       "          [--list]\n"
       "Default (full): disk and tmpfs, 16M 256M 1G, every workload and writer, 5 rounds.\n"
       "At 1 GiB only the rows the targets compare run, and the rows that would take\n"
-      "minutes per run on patch and scatter are skipped (the table says which), unless\n"
+      "minutes per run on patch are skipped (the table says which), unless\n"
       "--every-row (or --writers for the former).\n"
       "--headline: 64M, the peers a reader compares first, the streaming workloads\n"
       "(~2 minutes); the seeking ones (patch, toc, scatter) by --workloads or the full run.\n"
@@ -114,8 +114,6 @@ const char* skipped_at_1gib(std::uint64_t size, workload_kind kind, const std::s
   static const std::vector<std::string> flushing = {
       "stdio",           "ofstream",        "llvm", "llvm-pwrite", "mapout", "mapout-buffered",
       "mapout-ostream&", "mapout-streambuf"};
-  // Shuffled far seeks through a mapping extended ahead: 24 s at 256 MiB, 130x the 16 MiB time.
-  static const std::vector<std::string> remapping = {"mapout-mapped", "mapout-unguarded"};
   auto among = [&](const std::vector<std::string>& ids) {
     return std::find(ids.begin(), ids.end(), id) != ids.end();
   };
@@ -123,10 +121,6 @@ const char* skipped_at_1gib(std::uint64_t size, workload_kind kind, const std::s
   if (kind == workload_kind::patch && among(flushing)) {
     return "not run on patch at 1 GiB: every seek flushes and lseeks (~25 s per run, minutes per "
            "row); see 16 and 256 MiB, or pass --every-row";
-  }
-  if (kind == workload_kind::scatter && among(remapping)) {
-    return "not run on scatter at 1 GiB: the mapped strategy's far seeks cost more than linearly "
-           "(24 s per run at 256 MiB); see 16 and 256 MiB, or pass --every-row";
   }
   return nullptr;
 }
