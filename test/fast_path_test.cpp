@@ -17,6 +17,7 @@
 
 #include "mapout/ostream.hpp"
 #include "sys.hpp"
+#include "system_call_log.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -473,6 +474,21 @@ TEST(FastPath, ClosedStreamMatchesStandardPath) {
     run_both(fast, static_cast<std::ostream&>(standard), draw_steps(seed));
     if (HasFatalFailure()) return;
   }
+}
+
+// unitbuf makes std::ostream's sentry flush after every output operation, and the inline path
+// must not skip that: on a character device each flush is a write(2). (The randomized run cannot
+// see it: a regular file's flush writes nothing.)
+TEST(FastPath, UnitbufFlushesAfterEveryInlineCall) {
+  mapout::ostream out("/dev/null");
+  ASSERT_TRUE(out.is_open());
+  out << std::unitbuf;
+  const mapout::test::system_call_log calls;
+  out.put('a');
+  out.write("bc", 2);
+  out << 'd' << "ef" << std::string("gh") << 42;
+  EXPECT_TRUE(out);
+  EXPECT_EQ(calls.writes(), 6);
 }
 
 TEST(FastPath, ChainsKeepTheStaticType) {
