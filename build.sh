@@ -7,15 +7,16 @@
 #                        arguments go to perf/compare (--fs, --sizes, --writers, --list, ...)
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
+#   ./build.sh packages NAME...  install only the named Debian packages, for test/consumers.sh
 # Quiet when everything is present; a step that fails prints its log.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 mode=${1:-}
 case "$mode" in
-  test | perf | sanitize | tsan) ;;
+  test | perf | sanitize | tsan | packages) ;;
   *)
-    echo "usage: ./build.sh test|perf|sanitize|tsan" >&2
+    echo "usage: ./build.sh test|perf|sanitize|tsan|packages" >&2
     exit 2
     ;;
 esac
@@ -25,6 +26,7 @@ test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev 
 perf_packages=(libbenchmark-dev libfmt-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")
 [ "$mode" = perf ] && packages+=("${perf_packages[@]}")
+[ "$mode" = packages ] && packages=("${@:2}")
 
 missing=()
 for package in "${packages[@]}"; do
@@ -45,6 +47,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   rm -f "$log"
 fi
+[ "$mode" = packages ] && exit 0
 
 # Runs a step silently; prints its output only when it fails.
 quietly() {

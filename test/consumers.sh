@@ -10,22 +10,8 @@ cd "$(dirname "$0")/.."
 source_dir=$PWD
 consumers=$source_dir/test/consumers
 
-packages=(g++ gcc clang meson ninja-build pkg-config cmake binutils util-linux)
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
-    missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "the consumer tests need: sudo apt-get install -y ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "installing: ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/dev/null
-fi
+"$source_dir/build.sh" packages g++ gcc clang meson ninja-build pkg-config cmake binutils \
+  util-linux
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -260,9 +260,8 @@ TEST(FullDisk, DefaultOptionsOnFullBtrfsReportEnospc) {
   expect_ok(run_in_child([&] { return fill_until_full(fs / "full", {}); }));
 }
 
-TEST(FullDisk, MappedOnExt2WithoutFallocateReportsEnospc) {
-  mounted_file_system fs("mkfs.ext2 -q -F", 8);
-  if (!fs.mounted()) GTEST_SKIP() << "needs an ext2 loop image: " << fs.error();
+// Fills `fs` once in every mapped mode, each in a child.
+void fill_in_every_mapped_mode(const mounted_file_system& fs) {
   for (const auto& mode : mapped_modes()) {
     SCOPED_TRACE(mode.name);
     expect_ok(run_in_child([&] { return fill_until_full(fs / "full", mode.opts); }));
@@ -270,15 +269,17 @@ TEST(FullDisk, MappedOnExt2WithoutFallocateReportsEnospc) {
   }
 }
 
+TEST(FullDisk, MappedOnExt2WithoutFallocateReportsEnospc) {
+  mounted_file_system fs("mkfs.ext2 -q -F", 8);
+  if (!fs.mounted()) GTEST_SKIP() << "needs an ext2 loop image: " << fs.error();
+  fill_in_every_mapped_mode(fs);
+}
+
 // On a full ext4 with 1 KiB blocks, fallocate fails after it grew the file part of the way.
 TEST(FullDisk, FailedExtensionLeavesNoZeroTail) {
   mounted_file_system fs("mkfs.ext4 -q -F -b 1024 -O ^has_journal", 8);
   if (!fs.mounted()) GTEST_SKIP() << "needs an ext4 loop image: " << fs.error();
-  for (const auto& mode : mapped_modes()) {
-    SCOPED_TRACE(mode.name);
-    expect_ok(run_in_child([&] { return fill_until_full(fs / "full", mode.opts); }));
-    std::filesystem::remove(fs / "full");
-  }
+  fill_in_every_mapped_mode(fs);
 }
 
 TEST(FullDisk, FarSeekThatFailsLeavesNoZeros) {
