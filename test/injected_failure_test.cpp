@@ -403,6 +403,25 @@ TEST_F(FaultInjection, SigbusModeFullDiskLandsInScratchAndFailsTheNextFlush) {
   EXPECT_TRUE(got.substr(4) == text.substr(0, got.size() - 4));
 }
 
+// A copy may store its last bytes first: a later fault on a lower page must not map fresh scratch
+// memory over the stores an earlier fault already took, which close writes to the file.
+TEST_F(FaultInjection, SigbusModeLowerFaultKeepsTheScratchStoresAbove) {
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir_ / "f", std::ios::out, on_sigbus()));
+  mapout::output_file::window view = file.current();
+  ASSERT_GE(static_cast<std::size_t>(view.end - view.begin), 9 * page);
+  fail_after<&system_calls::fallocate>(0, ENOSPC);
+  view.begin[8 * page] = 'q';  // the first fault: scratch memory from this page on
+  view.begin[2 * page] = 'p';  // the second, below it
+  view.begin += 8 * page + 1;
+  EXPECT_EQ(file.close(view), std::errc::no_space_on_device);
+  sys() = real_system_calls();
+  std::string expected(8 * page + 1, '\0');
+  expected[2 * page] = 'p';
+  expected[8 * page] = 'q';
+  EXPECT_TRUE(read_file(dir_ / "f") == expected);
+}
+
 TEST_F(FaultInjection, SigbusModeFstatFailureInTheHandler) {
   mapout::ostream out(dir_ / "f", std::ios::out, on_sigbus());
   fail_after<&system_calls::fstat>(0, EIO);
