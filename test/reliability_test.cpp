@@ -282,6 +282,37 @@ TEST(FullDisk, FailedExtensionLeavesNoZeroTail) {
   fill_in_every_mapped_mode(fs);
 }
 
+// Bytes written far ahead first, then from the start into holes until the disk is full: the
+// store that met the full disk ends the file, and the far bytes past it go too, so the file never
+// holds a run of lost stores as zeros between written bytes.
+TEST(FullDisk, StoreThatMeetsAFullDiskEndsTheFile) {
+  mounted_file_system fs("1m");
+  if (!fs.mounted()) GTEST_SKIP() << "needs root to mount a tmpfs: " << fs.error();
+  write_file(fs / "filler", std::string(600 << 10, 'f'));
+  const auto child = run_in_child([&] {
+    // Holes, as on a file system without fallocate: the full disk shows at a store.
+    const mapout::test::system_call_override<&mapout::detail::system_calls::fallocate> holes(
+        [](int, int, off_t, off_t) {
+          errno = EOPNOTSUPP;
+          return -1;
+        });
+    const std::string bytes = pattern(1 << 20);
+    mapout::ostream out(fs / "f", std::ios::out, mapout::test::mapped(64 << 10));
+    out.seekp(900 << 10);
+    out.write(bytes.data(), 100 << 10);
+    out.seekp(0);
+    for (std::size_t done = 0; done < (800 << 10) && out; done += 1000) {
+      out.write(bytes.data() + done, 1000);
+    }
+    out.close();
+    if (out.error() != std::errc::no_space_on_device) return "error: " + out.error_message();
+    const std::string got = read_file(fs / "f");
+    if (got.size() >= (900 << 10)) return std::string("the file goes on past the failed store");
+    return got == bytes.substr(0, got.size()) ? std::string("ok") : std::string("wrong bytes");
+  });
+  expect_ok(child);
+}
+
 TEST(FullDisk, FarSeekThatFailsLeavesNoZeros) {
   mounted_file_system fs("mkfs.ext4 -q -F -b 1024 -O ^has_journal", 8);
   if (!fs.mounted()) GTEST_SKIP() << "needs an ext4 loop image: " << fs.error();
