@@ -222,6 +222,30 @@ TEST(OtherWriters, ForkedChildWritesOnAfterTheParentCloses) {
   }
 }
 
+// A forked child that closes its copy of the stream (exit() runs the destructors) leaves the file
+// to the parent, which writes on.
+TEST(OtherWriters, ForkedChildThatClosesLeavesTheFileToTheParent) {
+  for (const auto& mode : mapped_modes()) {
+    SCOPED_TRACE(mode.name);
+    temp_dir dir;
+    const std::string bytes = pattern(400000);
+    const auto child = run_in_child([&] {
+      mapout::ostream out(dir / "forked", std::ios::out, mode.opts);
+      out.write(bytes.data(), 100000);
+      const pid_t closer = mapout::test::spawn([&] {
+        out.close();
+        return 0;
+      });
+      if (mapout::test::wait_for(closer) != 0) return std::string("the child failed");
+      out.write(bytes.data() + 100000, 300000);
+      out.close();
+      if (!out) return out.error_message();
+      return same_bytes(dir / "forked", bytes);
+    });
+    expect_ok(child);
+  }
+}
+
 // Writes until the stream fails, in a child: it must fail with ENOSPC, not die, and keep the bytes.
 std::string fill_until_full(const std::filesystem::path& path, const mapout::options& opts) {
   const std::string bytes = pattern(1 << 20);
