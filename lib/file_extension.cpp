@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "sys.hpp"
@@ -53,14 +54,17 @@ bool out_of_room(int error) noexcept {
 
 extension_result extend_file(int fd, const extension_request& request) noexcept {
   const int saved_errno = errno;
-  const std::uint64_t from = request.from < request.extent ? request.extent : request.from;
-  extension_result result = grow(fd, request.extent, from, request.target);
+  // From the size the file has: another writer may have grown it, and an ftruncate from a smaller
+  // size would cut that writer's bytes.
+  const std::uint64_t extent = std::max(request.extent, size_of(fd, request.extent));
+  const std::uint64_t from = std::max(request.from, extent);
+  extension_result result = grow(fd, extent, from, request.target);
   if (out_of_room(result.why.error) && request.minimal < request.target) {
     result = grow(fd, result.extent, from, request.minimal);
   }
-  if (result.why && request.whole_pages && result.extent > request.extent &&
-      retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(request.extent)) == 0) {
-    result.extent = request.extent;
+  if (result.why && request.whole_pages && result.extent > extent &&
+      retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(extent)) == 0) {
+    result.extent = extent;
   }
   rlimit limit;
   if (result.why.error == EFBIG && !request.whole_pages && getrlimit(RLIMIT_FSIZE, &limit) == 0 &&

@@ -169,6 +169,32 @@ TEST(OtherWriters, TwoStreamsFillingHalvesKeepBothHalves) {
   }
 }
 
+// One stream closes while the other still writes past what it wrote so far: the close must leave
+// the rest of the extension to the stream still open.
+TEST(OtherWriters, CloseWhileAnotherStreamStillWritesLeavesItRoom) {
+  for (const auto& mode : mapped_modes()) {
+    SCOPED_TRACE(mode.name);
+    temp_dir dir;
+    const auto path = dir / "shared";
+    write_file(path, "");
+    const std::string half = pattern(300000, 3);
+    const std::string other_half = pattern(300000, 4);
+    const auto child = run_in_child([&] {
+      mapout::ostream first(path, std::ios::out | std::ios::in, mode.opts);
+      mapout::ostream second(path, std::ios::out | std::ios::in, mode.opts);
+      second.seekp(static_cast<std::streamoff>(half.size()));
+      first.write(half.data(), static_cast<std::streamsize>(half.size()));
+      second.write(other_half.data(), 100000);
+      first.close();
+      second.write(other_half.data() + 100000, 200000);
+      second.close();
+      if (!first || !second) return "a stream failed: " + second.error_message();
+      return same_bytes(path, half + other_half);
+    });
+    expect_ok(child);
+  }
+}
+
 // The later open truncates, as std::ofstream's does; the first stream must not die of it.
 TEST(OtherWriters, SamePathOpenedTwiceDoesNotKill) {
   for (const auto& mode : mapped_modes()) {
