@@ -473,6 +473,18 @@ TEST(WriteIfChanged, GapLeftBySeekingPastTheEndComparesAsZeros) {
     out.close();
     ASSERT_TRUE(out) << out.error_message();
     EXPECT_TRUE(same_file_untouched(before, stat_of(dir / "out")));
+
+    // Bytes where the new file has its gap: changed.
+    std::string other_gap = old_bytes;
+    other_gap[page_size()] = 'x';
+    write_old_file(dir / "out", other_gap);
+    mapout::ostream again(dir / "out", std::ios::binary, with(strategy.opts, false, true));
+    again << "abc";
+    again.seekp(static_cast<std::streamoff>(old_bytes.size() - 3));
+    again << "xyz";
+    again.close();
+    ASSERT_TRUE(again) << again.error_message();
+    EXPECT_TRUE(read_file(dir / "out") == old_bytes);
   }
 }
 
