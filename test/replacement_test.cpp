@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bytes.hpp"
+#include "child_process.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
 #include "mapout/streambuf.hpp"
@@ -570,6 +571,50 @@ TEST(ReplacementErrors, DirectoryNotWritable) {
   EXPECT_EQ(out.error(), std::errc::permission_denied);
   EXPECT_NE(out.error_message().find("open temporary"), std::string::npos);
   EXPECT_EQ(read_file(dir / "out"), "old");
+}
+
+// Root writes anywhere: a child that is `nobody` meets the permissions a user meets.
+constexpr uid_t nobody = 65534;
+
+TEST(ReplacementErrors, RealPermissionsAsAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run a child as nobody";
+  temp_dir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+  fs::create_directory(dir / "read-only");
+  write_old_file(dir / "read-only" / "out", "old");
+  ASSERT_EQ(::chmod((dir / "read-only").c_str(), 0555), 0);
+  ASSERT_EQ(::chmod((dir / "read-only" / "out").c_str(), 0666), 0);
+  // A file its owner may write but not read, in a directory it may write.
+  fs::create_directory(dir / "writable");
+  write_old_file(dir / "writable" / "out", "same");
+  ASSERT_EQ(::chown((dir / "writable").c_str(), nobody, nobody), 0);
+  ASSERT_EQ(::chown((dir / "writable" / "out").c_str(), nobody, nobody), 0);
+  ASSERT_EQ(::chmod((dir / "writable" / "out").c_str(), 0200), 0);
+  if (::access(dir.path().c_str(), X_OK) != 0) GTEST_SKIP() << "temporary directory not searchable";
+  const pid_t child = mapout::test::spawn([&] {
+    if (::setgid(nobody) != 0 || ::setuid(nobody) != 0) return 10;
+    mapout::options opts;
+    opts.atomic = true;
+    opts.write_if_changed = true;
+    mapout::output_file file;
+    if (file.open(dir / "read-only" / "out", std::ios::out, opts) != std::errc::permission_denied) {
+      return 11;
+    }
+    if (file.error_message().find("open temporary") == std::string::npos) return 12;
+    // The old file cannot be read for comparing: the output is written all the same.
+    if (file.open(dir / "writable" / "out", std::ios::out, opts)) return 13;
+    mapout::output_file::window view = file.current();
+    if (file.write(view, "same", 4) || file.close(view)) return 14;
+    return 0;
+  });
+  EXPECT_EQ(mapout::test::wait_for(child), 0);
+  EXPECT_EQ(read_file(dir / "read-only" / "out"), "old");
+  EXPECT_EQ(names_in(dir / "read-only"), std::vector<std::string>{"out"});
+  struct stat written = stat_of(dir / "writable" / "out");
+  EXPECT_EQ(written.st_mode & 07777, 0200u);
+  EXPECT_NE(written.st_mtim.tv_sec, 946684800);
+  EXPECT_EQ(read_file(dir / "writable" / "out"), "same");
+  EXPECT_EQ(names_in(dir / "writable"), std::vector<std::string>{"out"});
 }
 
 TEST(ReplacementErrors, RenameFailureKeepsTheOldFile) {
