@@ -1,23 +1,31 @@
-// The buffered strategy: bytes gather in a buffer and reach the descriptor through write(2).
+// The buffered strategy: bytes gather in a buffer and reach the descriptor through write(2), or
+// pwrite(2) where a seek moved them elsewhere in the file.
 #include "buffered_backend.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <new>
 
 namespace mapout::detail {
 
 failure buffered_backend::create(open_file& file, std::size_t capacity, bool write_on_flush,
+                                 bool positioned, std::uint64_t size, std::uint64_t position,
                                  std::unique_ptr<backend>& out) noexcept {
   if (capacity == 0) capacity = 1;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[capacity]);
-  if (buffer) {
-    out.reset(new (std::nothrow)
-                  buffered_backend(file, std::move(buffer), capacity, write_on_flush));
-  }
-  return out ? failure{} : failure{ENOMEM, "allocate buffer"};
+  if (!buffer) return {ENOMEM, "allocate buffer"};
+  std::unique_ptr<buffered_backend> created(
+      new (std::nothrow) buffered_backend(file, std::move(buffer), capacity, write_on_flush));
+  if (!created) return {ENOMEM, "allocate buffer"};
+  created->positioned_ = positioned;
+  created->base_ = created->descriptor_offset_ = position;
+  created->size_ = size;
+  out = std::move(created);
+  return {};
 }
 
 buffered_backend::buffered_backend(open_file& file, std::unique_ptr<char[]> buffer,
@@ -29,27 +37,43 @@ buffered_backend::buffered_backend(open_file& file, std::unique_ptr<char[]> buff
   window_ = {buffer_.get(), buffer_.get() + capacity_};
 }
 
-failure buffered_backend::write_all(const char* data, std::size_t size) noexcept {
+std::size_t buffered_backend::filled(const char* put) const noexcept {
+  return std::max(filled_, static_cast<std::size_t>(put - buffer_.get()));
+}
+
+failure buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
+  if (size == 0) return {};
+  const bool at_offset = !positioned_ || base_ == descriptor_offset_;
+  const char* operation = at_offset ? "write" : "pwrite";
   while (size > 0) {
-    const ssize_t written = retry_on_eintr(sys().write, fd(), data, size);
-    if (written < 0) return file_.fail("write");
-    if (written == 0) return file_.fail({EIO, "write"});
+    const ssize_t written =
+        at_offset ? retry_on_eintr(sys().write, fd(), data, size)
+                  : retry_on_eintr(sys().pwrite, fd(), data, size, static_cast<off_t>(base_));
+    if (written < 0) return file_.fail(operation);
+    if (written == 0) return file_.fail({EIO, operation});
     data += written;
     size -= static_cast<std::size_t>(written);
+    base_ += static_cast<std::uint64_t>(written);
+    if (at_offset) descriptor_offset_ = base_;
   }
+  size_ = std::max(size_, base_);
   return {};
 }
 
 failure buffered_backend::write_out(char* put) noexcept {
+  const std::size_t pending = filled(put);
+  const std::uint64_t cursor = base_ + static_cast<std::uint64_t>(put - buffer_.get());
+  filled_ = 0;
   if (file_.error) {
     // Nothing more reaches the file after a lost write; an empty window makes every store call
     // back so that the caller sees the failure.
     window_ = {buffer_.get(), buffer_.get()};
     return file_.error;
   }
-  const std::size_t pending = static_cast<std::size_t>(put - buffer_.get());
   window_ = {buffer_.get(), buffer_.get() + capacity_};
-  return write_all(buffer_.get(), pending);
+  if (failure why = write_at_base(buffer_.get(), pending)) return why;
+  base_ = cursor;
+  return {};
 }
 
 failure buffered_backend::make_room(char* put, std::size_t) noexcept {
@@ -63,26 +87,52 @@ failure buffered_backend::write(char* put, const char* data, std::size_t size) n
     return {};
   }
   if (failure why = write_out(put)) return why;
-  if (size >= capacity_) return write_all(data, size);
+  if (size >= capacity_) return write_at_base(data, size);
   std::memcpy(buffer_.get(), data, size);
   window_.begin = buffer_.get() + size;
   return {};
 }
 
 std::int64_t buffered_backend::tell(const char* put) const noexcept {
+  const auto buffered = static_cast<std::int64_t>(put - buffer_.get());
+  if (positioned_) return static_cast<std::int64_t>(base_) + buffered;
   const off_t offset = sys().lseek(fd(), 0, SEEK_CUR);
-  return offset < 0 ? -1 : offset + (put - buffer_.get());
+  return offset < 0 ? -1 : offset + buffered;
 }
 
 std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                                     failure& why) noexcept {
+  if (!positioned_) {
+    if ((why = write_out(put))) return -1;
+    const int whence = dir == std::ios_base::beg   ? SEEK_SET
+                       : dir == std::ios_base::cur ? SEEK_CUR
+                                                   : SEEK_END;
+    const off_t result = sys().lseek(fd(), offset, whence);
+    if (result < 0) why = errno_failure("lseek");
+    return result;
+  }
+  window_.begin = put;
+  filled_ = filled(put);
+  const std::uint64_t from = dir == std::ios_base::beg ? 0
+                             : dir == std::ios_base::cur
+                                 ? base_ + static_cast<std::uint64_t>(put - buffer_.get())
+                             : filled_ == 0 ? size_
+                                            : std::max(size_, base_ + filled_);
+  constexpr std::uint64_t largest = std::numeric_limits<off_t>::max();
+  const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= from
+                                       : static_cast<std::uint64_t>(offset) > largest - from;
+  if (out_of_range) {
+    why = {EINVAL, "seek"};
+    return -1;
+  }
+  const std::uint64_t target = from + static_cast<std::uint64_t>(offset);
+  if (!file_.error && target >= base_ && target - base_ <= filled_) {
+    window_.begin = buffer_.get() + (target - base_);
+    return static_cast<std::int64_t>(target);
+  }
   if ((why = write_out(put))) return -1;
-  const int whence = dir == std::ios_base::beg   ? SEEK_SET
-                     : dir == std::ios_base::cur ? SEEK_CUR
-                                                 : SEEK_END;
-  const off_t result = sys().lseek(fd(), offset, whence);
-  if (result < 0) why = errno_failure("lseek");
-  return result;
+  base_ = target;
+  return static_cast<std::int64_t>(target);
 }
 
 failure buffered_backend::flush(char* put) noexcept {

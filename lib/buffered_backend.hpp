@@ -8,14 +8,21 @@
 
 namespace mapout::detail {
 
-// Writes go through the descriptor's own offset, as with std::filebuf: a seek is an lseek(2) after
-// the buffer is written out, and append mode lets the kernel put every write at the end.
+// On a regular file not opened for appending, the buffer holds the bytes of one stretch of the
+// file, [base_, base_ + filled): a seek that lands inside it moves the cursor with no system
+// call, so that a length patched behind a record costs a store (docs/decisions.md, "seeking
+// buffer"). A stretch that starts where the descriptor's offset stands goes out with write(2),
+// any other with pwrite(2). Elsewhere (pipes, devices, append mode) writes go through the
+// descriptor's own offset, as with std::filebuf: a seek is an lseek(2) after the buffer is out.
 class buffered_backend final : public backend {
  public:
   // `write_on_flush`: flush() writes the buffer out, as std::filebuf's does, for a reader at the
   // other end of a pipe or terminal. On a regular file flush() costs nothing, as on the mapping,
-  // and publish() is the call that writes. Fails only when the buffer cannot be allocated.
-  static failure create(open_file& file, std::size_t capacity, bool write_on_flush,
+  // and publish() is the call that writes. `positioned`: the file keeps its positions (a regular
+  // file not opened for appending) and is `size` bytes long, with the descriptor at `position`.
+  // Fails only when the buffer cannot be allocated.
+  static failure create(open_file& file, std::size_t capacity, bool write_on_flush, bool positioned,
+                        std::uint64_t size, std::uint64_t position,
                         std::unique_ptr<backend>& out) noexcept;
 
   bool is_mapped() const noexcept override { return false; }
@@ -31,14 +38,25 @@ class buffered_backend final : public backend {
  private:
   buffered_backend(open_file& file, std::unique_ptr<char[]> buffer, std::size_t capacity,
                    bool write_on_flush) noexcept;
-  // Writes [buffer, put) and makes the whole buffer the window again.
+  // The bytes of the buffer that hold output: up to the cursor, or further after a seek back.
+  std::size_t filled(const char* put) const noexcept;
+  // Writes the buffer's stretch out and makes the whole buffer the window again, at the cursor.
   failure write_out(char* put) noexcept;
-  // write(2) until every byte is taken, across short writes.
-  failure write_all(const char* data, std::size_t size) noexcept;
+  // Writes `size` bytes at base_ (at the descriptor's offset unless positioned_), across short
+  // writes, and moves base_ past them.
+  failure write_at_base(const char* data, std::size_t size) noexcept;
 
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_;
   bool write_on_flush_;
+  bool positioned_ = false;
+  // Only while positioned_: the file offset of buffer_[0], the descriptor's offset, and the
+  // file's size as far as this writer made it (what a seek from the end counts from).
+  std::uint64_t base_ = 0;
+  std::uint64_t descriptor_offset_ = 0;
+  std::uint64_t size_ = 0;
+  // The bytes behind the cursor that still hold output after a seek back inside the buffer.
+  std::size_t filled_ = 0;
 };
 
 }  // namespace mapout::detail

@@ -100,13 +100,13 @@ struct output_file::state {
     comparison.reset();
   }
 
-  // The first buffer is used up: the mapping takes over at the descriptor's offset. Where the file
+  // The first buffer is used up: the mapping takes over at the cursor. Where the file
   // cannot be mapped after all, writing goes on through the buffer. Returns the caller's cursor in
   // the window now in use.
   char* map_instead_of_buffer(char* put) noexcept {
     map_when_full = false;
     if (backend->publish(put)) return backend->current().begin;
-    const off_t position = detail::sys().lseek(file.fd.get(), 0, SEEK_CUR);
+    const std::int64_t position = backend->tell(backend->current().begin);
     struct stat st;
     std::unique_ptr<detail::backend> mapped;
     if (position >= 0 && detail::sys().fstat(file.fd.get(), &st) == 0 &&
@@ -157,7 +157,9 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   }
   // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
   const bool write_on_flush = !S_ISREG(st.st_mode) || flags.append;
-  return detail::buffered_backend::create(file, opts.buffer_size, write_on_flush, backend);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  return detail::buffered_backend::create(file, opts.buffer_size, write_on_flush, !write_on_flush,
+                                          size, flags.at_end ? size : 0, backend);
 }
 
 failure output_file::state::open_replacement(const char* path, const options& opts) noexcept {

@@ -45,7 +45,8 @@ enum class kind {
   flush,
   publish,
   persist,
-  seek
+  seek,
+  bad_seek  // a seek before the start, which fails, then clear()
 };
 
 struct operation {
@@ -68,14 +69,21 @@ const std::string& byte_pool() {
 
 class generator {
  public:
-  // `existing` bytes are in the file when it is opened.
-  generator(unsigned seed, std::size_t existing)
-      : random_(seed), size_(static_cast<std::int64_t>(existing)) {}
+  // `existing` bytes are in the file when it is opened. `seeking`: half the operations write
+  // length-prefixed records, patched as binary formats patch them.
+  generator(unsigned seed, std::size_t existing, bool seeking)
+      : random_(seed), size_(static_cast<std::int64_t>(existing)), seeking_(seeking) {}
 
   std::vector<operation> operations() {
     std::vector<operation> result;
     const int count = pick(10, 40);
-    for (int i = 0; i < count; ++i) result.push_back(next());
+    for (int i = 0; i < count; ++i) {
+      if (seeking_ && pick(0, 1) == 0) {
+        add_record(result);
+      } else {
+        result.push_back(next());
+      }
+    }
     return result;
   }
 
@@ -104,13 +112,32 @@ class generator {
     return {what, std::move(text)};
   }
 
+  // A placeholder, a body, a seek back over both, the length, and a seek to the end or to where
+  // the record ended: across the buffer's start, a page end or the mapping's end as they fall.
+  void add_record(std::vector<operation>& result) {
+    const std::size_t body =
+        pick(0, 9) == 0 ? write_size() : static_cast<std::size_t>(pick(0, 300));
+    const std::int64_t start = position_;
+    result.push_back(stores(kind::write, "????"));
+    result.push_back(stores(kind::write, bytes(body, false)));
+    const std::int64_t end = position_;
+    result.push_back(seek_to(start));
+    result.push_back(stores(kind::write, bytes(4, false)));
+    result.push_back(seek_to(pick(0, 1) == 0 ? size_ : end));
+  }
+
   operation seek() {
+    if (seeking_ && pick(0, 4) == 0) return {kind::bad_seek, {}, -position_ - 1};
     std::int64_t target;
     if (pick(0, 3) == 0) {
       target = size_ + pick(1, 3 * 4096 + 17);  // a gap that must read as zeros
     } else {
       target = size_ == 0 ? 0 : std::uniform_int_distribution<std::int64_t>(0, size_)(random_);
     }
+    return seek_to(target);
+  }
+
+  operation seek_to(std::int64_t target) {
     operation op{kind::seek, {}};
     switch (pick(0, 2)) {
       case 0:
@@ -169,6 +196,7 @@ class generator {
   std::mt19937_64 random_;
   std::int64_t position_ = 0;
   std::int64_t size_ = 0;
+  bool seeking_;
 };
 
 // Calls through the stream's own type, so that whatever mapout::ostream adds over std::ostream is
@@ -211,6 +239,11 @@ std::int64_t perform(Stream& out, const operation& op) {
     case kind::seek:
       out.seekp(op.number, op.dir);
       break;
+    case kind::bad_seek:
+      out.seekp(op.number, std::ios_base::cur);
+      if (!out.fail()) return -3;
+      out.clear();
+      break;
   }
   return out ? static_cast<std::int64_t>(out.tellp()) : -2;
 }
@@ -240,6 +273,8 @@ struct configuration {
   bool existing_file = false;
   // The files live on a loop image made with this mkfs command, or in the temporary directory.
   const char* mkfs = nullptr;
+  // Whether the operations are mostly patched records (generator's `seeking`).
+  bool seeking = false;
   // Whether the options write through a temporary (atomic, write_if_changed): each seed starts
   // from an old file that holds the bytes it will write, those with one byte changed, or others.
   bool replaces = false;
@@ -298,11 +333,32 @@ const configuration configurations[] = {
     {"ExistingFileOnSigbus", tiny_reservation_on_sigbus, false, true},
     {"XfsOnSigbus", tiny_reservation_on_sigbus, false, true, "mkfs.xfs -q -f"},
     {"XfsAutomaticOnSigbus", automatic_on_sigbus, false, false, "mkfs.xfs -q -f"},
-    {"IfChangedTinyReservation", if_changed<tiny_reservation>, false, false, nullptr, true},
-    {"IfChangedAutomatic", if_changed<automatic>, true, false, nullptr, true},
-    {"IfChangedBuffered", if_changed<buffered>, false, false, nullptr, true},
-    {"IfChangedOnSigbus", if_changed<tiny_reservation_on_sigbus>, false, false, nullptr, true},
-    {"IfChangedAutomaticOnSigbus", if_changed<automatic_on_sigbus>, true, false, nullptr, true},
+    // Patched records, where the buffer patches what it still holds and pwrites what it does
+    // not, or the mapping takes over after the first buffer.
+    {"AutomaticSeeking", automatic, false, false, nullptr, true},
+    {"AutomaticSeekingWhereItMaps", automatic, true, false, nullptr, true},
+    {"AutomaticSeekingExistingFile", automatic, false, true, nullptr, true},
+    {"BufferedSeeking",
+     [](unsigned seed) {
+       mapout::options opts;
+       opts.strategy = mapout::strategy::buffered;
+       opts.buffer_size = 1 + seed * 37 % 600;
+       return opts;
+     },
+     false, false, nullptr, true},
+    {"MappedSeeking", tiny_reservation, false, false, nullptr, true},
+    {"IfChangedTinyReservation", if_changed<tiny_reservation>, false, false, nullptr, false, true},
+    {"IfChangedAutomatic", if_changed<automatic>, true, false, nullptr, false, true},
+    {"IfChangedBuffered", if_changed<buffered>, false, false, nullptr, false, true},
+    {"IfChangedOnSigbus", if_changed<tiny_reservation_on_sigbus>, false, false, nullptr, false,
+     true},
+    {"IfChangedAutomaticOnSigbus", if_changed<automatic_on_sigbus>, true, false, nullptr, false,
+     true},
+    // Patched records over an old file, where the buffer patches what it holds and pwrites the
+    // rest.
+    {"IfChangedAutomaticSeeking", if_changed<automatic>, false, false, nullptr, true, true},
+    {"IfChangedBufferedSeeking", if_changed<buffered>, false, false, nullptr, true, true},
+    {"IfChangedMappedSeeking", if_changed<tiny_reservation>, false, false, nullptr, true, true},
 };
 
 // Bytes an output may differ from its final bytes while it is written, and still be known
@@ -347,7 +403,8 @@ TEST_P(SameBytesAsOfstream, OverRandomOperations) {
       write_file(actual_path, old_bytes);
       mode |= std::ios::in;
     }
-    const std::vector<operation> operations = generator(seed, existing).operations();
+    const std::vector<operation> operations =
+        generator(seed, existing, config.seeking).operations();
     struct stat before = {};
     std::string output;
     if (config.replaces) {

@@ -88,6 +88,12 @@ mapout::options using_strategy(mapout::strategy strategy, std::size_t reserve = 
 const mapout::options mapped = using_strategy(mapout::strategy::mapped);
 const mapout::options buffered = using_strategy(mapout::strategy::buffered);
 
+mapout::options using_buffer(std::size_t size) {
+  mapout::options opts = buffered;
+  opts.buffer_size = size;
+  return opts;
+}
+
 mapout::options on_sigbus() {
   mapout::options opts = mapped;
   opts.extension = mapout::extension::on_sigbus;
@@ -211,8 +217,9 @@ TEST_F(FaultInjection, ShortAndInterruptedWritesLoseNothing) {
   EXPECT_EQ(read_file(dir_ / "f"), text.substr(0, 100000));
 }
 
-TEST_F(FaultInjection, LseekFailureFailsTellAndSeekOnTheBuffer) {
-  mapout::ostream out(dir_ / "f", std::ios::out, buffered);
+// Appending keeps the descriptor's own offset, so tell and seek ask the kernel.
+TEST_F(FaultInjection, LseekFailureFailsTellAndSeekWhenAppending) {
+  mapout::ostream out(dir_ / "f", std::ios::app, buffered);
   out << "abc";
   fail_after<&system_calls::lseek>(0, EIO);
   EXPECT_EQ(out.tellp(), std::streampos(-1));
@@ -226,6 +233,51 @@ TEST_F(FaultInjection, LseekFailureFailsTellAndSeekOnTheBuffer) {
   out.close();
   EXPECT_TRUE(out);
   EXPECT_EQ(read_file(dir_ / "f"), "abcdef");
+}
+
+// A length patched behind a record still in the buffer is a store: no lseek, no write.
+TEST_F(FaultInjection, SeeksInsideTheBufferMakeNoSystemCall) {
+  mapout::ostream out(dir_ / "f", std::ios::out, buffered);
+  fail_after<&system_calls::lseek>(0, EIO);
+  fail_after<&system_calls::write>(0, EIO);
+  fail_after<&system_calls::pwrite>(0, EIO);
+  for (int record = 0; record < 100; ++record) {
+    const std::streampos start = out.tellp();
+    out << "????" << std::string(static_cast<std::size_t>(record), 'x');
+    const std::streampos end = out.tellp();
+    out.seekp(start).write("LEN:", 4).seekp(0, std::ios::end);
+    ASSERT_EQ(out.tellp(), end);
+  }
+  ASSERT_TRUE(out);
+  EXPECT_EQ(calls_made, 0);
+  sys() = real_system_calls();
+  out.close();
+  ASSERT_TRUE(out);
+  std::string expected;
+  for (int record = 0; record < 100; ++record) {
+    expected += "LEN:" + std::string(static_cast<std::size_t>(record), 'x');
+  }
+  EXPECT_EQ(read_file(dir_ / "f"), expected);
+}
+
+// Bytes sought back to behind the buffer go out with pwrite(2); its failure is a lost write.
+TEST_F(FaultInjection, PwriteFailureWhilePatchingBehindTheBufferIsSticky) {
+  mapout::ostream out(dir_ / "f", std::ios::out, using_buffer(4096));
+  out << text.substr(0, 100000);
+  out.seekp(10);
+  out << "patch";
+  fail_after<&system_calls::pwrite>(0, EIO);
+  out.seekp(0, std::ios::end);
+  // As std::ofstream's seekp when its buffer cannot be written: failbit, then sticky.
+  EXPECT_TRUE(out.fail());
+  EXPECT_EQ(out.rdbuf()->error_message(), message("pwrite", dir_ / "f", EIO));
+  sys() = real_system_calls();
+  out.clear();
+  out << std::string(5000, 'y');
+  EXPECT_TRUE(out.bad());
+  out.close();
+  EXPECT_TRUE(out.fail());
+  EXPECT_EQ(out.rdbuf()->error_message(), message("pwrite", dir_ / "f", EIO));
 }
 
 // ---- Both strategies
