@@ -86,11 +86,14 @@ struct options {
   // When the bytes at close() equal the existing file's, the file is left exactly as it was: same
   // inode, same mtime, nothing written. The new bytes go to a temporary as with `atomic`, and each
   // stretch is compared with the old file (pread) as the window it was stored in is handed back,
-  // so the old file is read at most once; after a few KiB of differences comparing stops, and a
-  // changed output costs what a plain one does. A changed output replaces the target at close()
-  // by rename, as with `atomic`: a reader never sees a partial file. Without `atomic`, destruction
-  // without close() still publishes what was written, as std::ofstream does. An old file mapout
-  // cannot read counts as changed. Bytes written through native_handle() are not compared.
+  // so the old file is read at most once. A stretch written over later (a patched header) is
+  // compared as finally written; after 64 KiB of differences comparing stops, and a changed output
+  // costs what a plain one does (an output that differed from its final bytes by more than that
+  // while written is replaced even when it ends equal). A changed output replaces the target at
+  // close() by rename, as with `atomic`: a reader never sees a partial file. Without `atomic`,
+  // destruction without close() still publishes what was written, as std::ofstream does. An old
+  // file mapout cannot read counts as changed. Bytes written through native_handle() are not
+  // compared.
   bool write_if_changed = false;
 
   // close() returns only after fdatasync(2) of the file and, when a temporary replaced the
