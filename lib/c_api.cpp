@@ -134,6 +134,9 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   to.strategy = static_cast<mapout::strategy>(from.strategy);
   to.extension = static_cast<mapout::extension>(from.extension);
   to.guard_truncation = from.guard_truncation != 0;
+  to.atomic = from.atomic != 0;
+  to.write_if_changed = from.write_if_changed != 0;
+  to.durable = from.durable != 0;
   return true;
 }
 
@@ -173,6 +176,9 @@ void mapout_options_init(mapout_options* options) {
   options->strategy = static_cast<int>(defaults.strategy);
   options->extension = static_cast<int>(defaults.extension);
   options->guard_truncation = defaults.guard_truncation ? 1 : 0;
+  options->atomic = defaults.atomic ? 1 : 0;
+  options->write_if_changed = defaults.write_if_changed ? 1 : 0;
+  options->durable = defaults.durable ? 1 : 0;
 }
 
 mapout_file* mapout_open(const char* path, const char* mode, const mapout_options* options) {
@@ -277,6 +283,16 @@ int mapout_close(mapout_file* file) {
   handle* h = &handle_of(file);
   mapout::output_file::window view = view_of(*h);
   const std::error_code ec = h->file.close(view);
+  delete h;
+  if (!ec) return 0;
+  errno = errno_of(ec);
+  return -1;
+}
+
+int mapout_discard(mapout_file* file) {
+  handle* h = &handle_of(file);
+  mapout::output_file::window view = view_of(*h);
+  const std::error_code ec = h->file.discard(view);
   delete h;
   if (!ec) return 0;
   errno = errno_of(ec);

@@ -57,6 +57,10 @@ void ostream::close() {
   if (!buf_.close()) fail_with(failbit);
 }
 
+void ostream::discard() {
+  if (!buf_.discard()) fail_with(failbit);
+}
+
 ostream& ostream::publish() {
   if (!buf_.publish()) fail_with(badbit);
   return *this;

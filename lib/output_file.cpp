@@ -6,7 +6,9 @@
 
 #include "backend.hpp"
 #include "buffered_backend.hpp"
+#include "comparison.hpp"
 #include "mapped_backend.hpp"
+#include "replacement.hpp"
 #include "target.hpp"
 
 namespace mapout {
@@ -51,8 +53,52 @@ struct output_file::state {
   // runs out, so that small files never pay for a mapping (docs/decisions.md, "first buffer").
   bool map_when_full = false;
   options map_options;
+  // With options.atomic or write_if_changed, file.fd is a temporary that replaces the target when
+  // close() succeeds.
+  std::unique_ptr<detail::replacement> replacement;
+  // With write_if_changed and an old file to compare with. The caller's stores since the window
+  // was handed out, from compared_from (at compared_offset in the file), are compared when the
+  // window comes back: the one cost on the caller's path is a tell() per window.
+  std::unique_ptr<detail::comparison> comparison;
+  char* compared_from = nullptr;
+  std::uint64_t compared_offset = 0;
 
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
+  // Opens a temporary for the target at `path`, and the old file to compare with.
+  failure open_replacement(const char* path, const options& opts) noexcept;
+
+  // The bytes the caller stored in the window, up to its cursor `put`, go to the comparison.
+  void compare_stored(char* put) noexcept {
+    if (!comparison || !comparison->comparing() || put <= compared_from) return;
+    const auto size = static_cast<std::size_t>(put - compared_from);
+    comparison->written(compared_offset, compared_from, size);
+    compared_offset += size;
+    compared_from = put;
+  }
+  // The window was handed out anew: nothing in it is stored yet.
+  void take_window() noexcept {
+    if (!comparison || !comparison->comparing()) return;
+    compared_from = backend->current().begin;
+    compared_offset = static_cast<std::uint64_t>(backend->tell(compared_from));
+  }
+  // What every call that takes the caller's window does first; returns the cursor in the window
+  // now in use.
+  char* before_call(char* put, bool may_map) noexcept {
+    compare_stored(put);
+    if (!may_map || !map_when_full) return put;
+    put = map_instead_of_buffer(put);
+    take_window();
+    return put;
+  }
+  // Renames the temporary over the target, unless anything failed or the bytes are the old ones.
+  // The temporary is gone afterwards, either way.
+  void replace_target() noexcept;
+  void drop_replacement() noexcept {
+    file.fd.close();
+    if (replacement) file.fail(replacement->discard());
+    replacement.reset();
+    comparison.reset();
+  }
 
   // The first buffer is used up: the mapping takes over at the cursor. Where the file
   // cannot be mapped after all, writing goes on through the buffer. Returns the caller's cursor in
@@ -81,10 +127,22 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   // writing would not wait for its reader as std::ofstream does. Appending never maps: every
   // write must land at the end, wherever other writers left it.
   bool want_map = opts.strategy != strategy::buffered && !flags.append;
+  bool replace = opts.atomic || opts.write_if_changed;
+  // Replacing would have to copy the bytes a mode keeps; and a device or FIFO is no file to
+  // replace, so it is written as it would be without the options.
+  if (replace && !(flags.creation & O_TRUNC)) return {EINVAL, "open mode"};
   struct stat st;
-  if (want_map && detail::sys().stat(path, &st) == 0 && !S_ISREG(st.st_mode)) want_map = false;
-  bool readable = false;
-  if (failure why = open_descriptor(path, flags, want_map, file.fd, readable)) return why;
+  if ((want_map || replace) && detail::sys().stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (replace && S_ISDIR(st.st_mode)) return {EISDIR, "open"};
+    want_map = false;
+    replace = false;
+  }
+  bool readable = replace;
+  if (replace) {
+    if (failure why = open_replacement(path, opts)) return why;
+  } else if (failure why = open_descriptor(path, flags, want_map, file.fd, readable)) {
+    return why;
+  }
   if (detail::sys().fstat(file.fd.get(), &st) != 0) return detail::errno_failure("fstat");
   const detail::target_kind kind =
       want_map && readable ? detail::kind_of(file.fd.get()) : detail::target_kind::unmappable;
@@ -104,6 +162,32 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
                                           size, flags.at_end ? size : 0, backend);
 }
 
+failure output_file::state::open_replacement(const char* path, const options& opts) noexcept {
+  if (failure why = detail::replacement::create(path, replacement, file.fd)) return why;
+  if (opts.write_if_changed && replacement->target_exists()) {
+    detail::comparison::create(replacement->target_path(), comparison);
+  }
+  return {};
+}
+
+void output_file::state::replace_target() noexcept {
+  struct stat st;
+  if (!file.error && comparison && detail::sys().fstat(file.fd.get(), &st) == 0 &&
+      comparison->unchanged(static_cast<std::uint64_t>(st.st_size))) {
+    return drop_replacement();
+  }
+  if (!file.error && map_options.durable &&
+      detail::retry_on_eintr(detail::sys().fdatasync, file.fd.get()) != 0) {
+    file.fail("fdatasync");
+  }
+  if (!file.error) file.fail(replacement->link(file.fd.get()));
+  // Closed before the rename: a file system that reports write-back errors at close (NFS) must
+  // not have the target replaced first.
+  if (!file.error) file.fail(file.fd.close());
+  if (!file.error) file.fail(replacement->rename(map_options.durable));
+  drop_replacement();
+}
+
 output_file::output_file() noexcept = default;
 output_file::output_file(output_file&& other) noexcept = default;
 output_file& output_file::operator=(output_file&& other) noexcept {
@@ -114,7 +198,7 @@ output_file& output_file::operator=(output_file&& other) noexcept {
 output_file::~output_file() {
   if (!is_open()) return;
   window view = current();
-  close(view);
+  close_or_discard(view);
 }
 void output_file::swap(output_file& other) noexcept {
   state_.swap(other.state_);
@@ -140,7 +224,9 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
   if (s.file.error) {
     // Only the backend's own state goes with it; the descriptor has one owner, which closes it.
     s.backend.reset();
-    s.file.fd.close();
+    s.drop_replacement();
+  } else {
+    s.take_window();
   }
   return code_of(s.file.error);
 }
@@ -165,19 +251,27 @@ std::error_code output_file::not_open(const char* operation) noexcept {
 template <class Call>
 std::error_code output_file::forward(window& view, const char* operation, Call call) noexcept {
   if (!is_open()) return not_open(operation);
+  view.begin = state_->before_call(view.begin, false);
   const failure why = call(*state_->backend, view.begin);
   view = state_->backend->current();
+  state_->take_window();
   return code_of(why);
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
-  if (is_open() && state_->map_when_full) view.begin = state_->map_instead_of_buffer(view.begin);
+  if (is_open()) view.begin = state_->before_call(view.begin, true);
   return forward(view, "write",
                  [&](detail::backend& b, char* put) { return b.make_room(put, wanted); });
 }
 
 std::error_code output_file::write(window& view, const char* data, std::size_t size) noexcept {
-  if (is_open() && state_->map_when_full) view.begin = state_->map_instead_of_buffer(view.begin);
+  if (is_open()) {
+    state& s = *state_;
+    view.begin = s.before_call(view.begin, true);
+    // The bytes go in at the cursor, past the window perhaps: they are compared from here.
+    if (s.comparison && s.comparison->comparing())
+      s.comparison->written(s.compared_offset, data, size);
+  }
   return forward(view, "write",
                  [&](detail::backend& b, char* put) { return b.write(put, data, size); });
 }
@@ -212,11 +306,40 @@ std::error_code output_file::persist(window& view) noexcept {
 std::error_code output_file::close(window& view) noexcept {
   if (!is_open()) return not_open("close");
   state& s = *state_;
+  s.compare_stored(view.begin);
   s.backend->finish(view.begin);
   s.backend.reset();
+  if (s.replacement) {
+    s.replace_target();
+  } else if (s.map_options.durable && !s.file.error &&
+             detail::retry_on_eintr(detail::sys().fdatasync, s.file.fd.get()) != 0) {
+    s.file.fail("fdatasync");
+  }
   s.file.fail(s.file.fd.close());
   view = {};
   return code_of(s.file.error);
+}
+
+std::error_code output_file::discard(window& view) noexcept {
+  if (!is_open()) return not_open("discard");
+  state& s = *state_;
+  if (!s.replacement) return close(view);
+  s.backend.reset();
+  const failure kept = s.file.error;
+  s.file.error = {};
+  s.drop_replacement();
+  const failure why = s.file.error;
+  s.file.error = kept ? kept : why;
+  view = {};
+  return code_of(why);
+}
+
+void output_file::close_or_discard(window& view) noexcept {
+  if (is_open() && state_->map_options.atomic) {
+    discard(view);
+  } else if (is_open()) {
+    close(view);
+  }
 }
 
 int output_file::native_handle() const noexcept {

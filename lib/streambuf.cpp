@@ -10,7 +10,8 @@ streambuf::streambuf(streambuf&& other) noexcept
 }
 
 streambuf& streambuf::operator=(streambuf&& other) noexcept {
-  close();
+  output_file::window view = put_area();
+  file_.close_or_discard(view);
   std::streambuf::operator=(other);
   file_ = std::move(other.file_);
   other.setp(nullptr, nullptr);
@@ -20,7 +21,7 @@ streambuf& streambuf::operator=(streambuf&& other) noexcept {
 streambuf::~streambuf() {
   if (!is_open()) return;
   output_file::window view = put_area();
-  file_.close(view);
+  file_.close_or_discard(view);
 }
 
 void streambuf::swap(streambuf& other) noexcept {
@@ -38,6 +39,13 @@ streambuf* streambuf::open(const std::filesystem::path& path, std::ios_base::ope
 streambuf* streambuf::close() {
   output_file::window view = put_area();
   const std::error_code ec = file_.close(view);
+  set_put_area(view);
+  return ec ? nullptr : this;
+}
+
+streambuf* streambuf::discard() {
+  output_file::window view = put_area();
+  const std::error_code ec = file_.discard(view);
   set_put_area(view);
   return ec ? nullptr : this;
 }

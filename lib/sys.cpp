@@ -1,7 +1,10 @@
 // The real system calls behind mapout::detail::sys().
 #include "sys.hpp"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace mapout::detail {
@@ -25,6 +28,15 @@ const system_calls real_calls = {
     [](int fd, int command, struct flock* lock) { return ::fcntl(fd, command, lock); },
     ::lseek,
     ::fsync,
+    ::fdatasync,
+    [](int directory, const char* path, int flags, mode_t mode) {
+      return ::openat(directory, path, flags, mode);
+    },
+    ::readlink,
+    ::fchmod,
+    ::linkat,
+    ::renameat,
+    ::unlinkat,
 };
 
 system_calls calls = real_calls;

@@ -40,6 +40,14 @@ struct system_calls {
   int (*lock)(int fd, int command, struct flock* lock);
   off_t (*lseek)(int fd, off_t offset, int whence);
   int (*fsync)(int fd);
+  int (*fdatasync)(int fd);
+  // For replacing a file through a temporary in its directory.
+  int (*openat)(int directory, const char* path, int flags, mode_t mode);
+  ssize_t (*readlink)(const char* path, char* target, std::size_t size);
+  int (*fchmod)(int fd, mode_t mode);
+  int (*linkat)(int from_directory, const char* from, int to_directory, const char* to, int flags);
+  int (*renameat)(int from_directory, const char* from, int to_directory, const char* to);
+  int (*unlinkat)(int directory, const char* path, int flags);
 };
 
 // The table in use; tests swap entries and restore them.

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -338,6 +339,56 @@ TEST(BoostSink, ChainReportsDeviceFailure) {
   const std::string message = failure_of([&] { out.reset(); }, code);
   EXPECT_EQ(code, std::errc::no_space_on_device);
   EXPECT_NE(message.find("out.gz"), std::string::npos) << message;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(BoostSink, AtomicPublishesOnCloseAndDiscardsWhenAnExceptionUnwinds) {
+  temp_dir dir;
+  mapout::test::write_file(dir / "out", "old");
+  mapout::options opts;
+  opts.atomic = true;
+  try {
+    io::stream<mapout::sink> out(dir / "out", opts);
+    out << "half";
+    out.flush();
+    throw std::runtime_error("generator failed");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(read_file(dir / "out"), "old");
+  {
+    io::filtering_ostream chain;
+    chain.push(mapout::sink(dir / "out", opts));
+    chain << "new";
+    EXPECT_EQ(read_file(dir / "out"), "old");
+    chain.reset();
+  }
+  EXPECT_EQ(read_file(dir / "out"), "new");
+  mapout::sink dropped(dir / "out", opts);
+  dropped.write("dropped", 7);
+  dropped.discard();
+  EXPECT_FALSE(dropped.is_open());
+  EXPECT_EQ(read_file(dir / "out"), "new");
+}
+
+TEST(BoostSink, WriteIfChangedKeepsAnUnchangedFile) {
+  temp_dir dir;
+  const std::string text = text_of(100000, 3);
+  mapout::test::write_file(dir / "out", text);
+  struct stat before;
+  ASSERT_EQ(::stat((dir / "out").c_str(), &before), 0);
+  mapout::options opts;
+  opts.write_if_changed = true;
+  {
+    io::stream<mapout::sink> out(dir / "out", opts);
+    out << text;
+  }
+  struct stat after;
+  ASSERT_EQ(::stat((dir / "out").c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
 }
 
 }  // namespace

@@ -339,3 +339,53 @@ TEST(CApi, FilenoIsTheOpenFilesDescriptor) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CApi, AtomicPublishesOnCloseAndDiscardLeavesTheOldFile) {
+  temp_dir dir;
+  const std::string path = (dir / "out").string();
+  write_file(dir / "out", "old");
+  mapout_options opts;
+  mapout_options_init(&opts);
+  EXPECT_EQ(opts.atomic, 0);
+  EXPECT_EQ(opts.write_if_changed, 0);
+  EXPECT_EQ(opts.durable, 0);
+  opts.atomic = 1;
+  opts.durable = 1;
+  mapout_file* dropped = mapout_open(path.c_str(), "w", &opts);
+  ASSERT_NE(dropped, nullptr);
+  mapout_puts("dropped", dropped);
+  EXPECT_EQ(mapout_discard(dropped), 0);
+  EXPECT_EQ(read_file(dir / "out"), "old");
+  mapout_file* file = mapout_open(path.c_str(), "w", &opts);
+  ASSERT_NE(file, nullptr);
+  mapout_puts("new", file);
+  EXPECT_EQ(read_file(dir / "out"), "old");
+  EXPECT_EQ(mapout_close(file), 0);
+  EXPECT_EQ(read_file(dir / "out"), "new");
+  errno = 0;
+  EXPECT_EQ(mapout_open(path.c_str(), "a", &opts), nullptr);
+  EXPECT_EQ(errno, EINVAL);
+}
+
+TEST(CApi, WriteIfChangedKeepsAnUnchangedFile) {
+  temp_dir dir;
+  const std::string path = (dir / "out").string();
+  write_file(dir / "out", "same bytes");
+  struct stat before;
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  mapout_options opts;
+  mapout_options_init(&opts);
+  opts.write_if_changed = 1;
+  mapout_file* file = mapout_open(path.c_str(), "w", &opts);
+  ASSERT_NE(file, nullptr);
+  mapout_puts("same bytes", file);
+  EXPECT_EQ(mapout_close(file), 0);
+  struct stat after;
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+}
+
+}  // namespace

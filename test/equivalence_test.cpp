@@ -3,6 +3,7 @@
 // new and existing files, on ext4 or tmpfs and on XFS; after each publish a reader in another
 // process sees the same bytes in both.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -274,6 +275,9 @@ struct configuration {
   const char* mkfs = nullptr;
   // Whether the operations are mostly patched records (generator's `seeking`).
   bool seeking = false;
+  // Whether the options write through a temporary (atomic, write_if_changed): each seed starts
+  // from an old file that holds the bytes it will write, those with one byte changed, or others.
+  bool replaces = false;
 };
 
 mapout::options automatic(unsigned seed) {
@@ -297,19 +301,29 @@ mapout::options tiny_reservation_on_sigbus(unsigned seed) {
   return on_sigbus((1 + seed % 3) * page_size());
 }
 
+// `options_for` with atomic and write_if_changed.
+template <mapout::options (*options_for)(unsigned)>
+mapout::options if_changed(unsigned seed) {
+  mapout::options opts = options_for(seed);
+  opts.atomic = seed % 2 == 0;
+  opts.write_if_changed = true;
+  return opts;
+}
+
+mapout::options buffered(unsigned seed) {
+  mapout::options opts;
+  opts.strategy = mapout::strategy::buffered;
+  if (seed % 2) opts.buffer_size = 1 + seed * 37 % 5000;  // most writes cross the buffer
+  return opts;
+}
+
 const configuration configurations[] = {
     {"TinyReservation", tiny_reservation},
     {"Default", [](unsigned) { return mapped(); }},
     // The first buffer, then the mapping from wherever the stream stands when the buffer runs
     // out: after seeks, inside what write(2) already wrote, or past the end.
     {"Automatic", automatic, true},
-    {"Buffered",
-     [](unsigned seed) {
-       mapout::options opts;
-       opts.strategy = mapout::strategy::buffered;
-       if (seed % 2) opts.buffer_size = 1 + seed * 37 % 5000;  // most writes cross the buffer
-       return opts;
-     }},
+    {"Buffered", buffered},
     // Stores past an unaligned end of file (after publish, in an existing file, after the first
     // buffer) must fault, or be extended first, in the SIGBUS mode.
     {"OnSigbus", tiny_reservation_on_sigbus},
@@ -333,7 +347,36 @@ const configuration configurations[] = {
      },
      false, false, nullptr, true},
     {"MappedSeeking", tiny_reservation, false, false, nullptr, true},
+    {"IfChangedTinyReservation", if_changed<tiny_reservation>, false, false, nullptr, false, true},
+    {"IfChangedAutomatic", if_changed<automatic>, true, false, nullptr, false, true},
+    {"IfChangedBuffered", if_changed<buffered>, false, false, nullptr, false, true},
+    {"IfChangedOnSigbus", if_changed<tiny_reservation_on_sigbus>, false, false, nullptr, false,
+     true},
+    {"IfChangedAutomaticOnSigbus", if_changed<automatic_on_sigbus>, true, false, nullptr, false,
+     true},
+    // Patched records over an old file, where the buffer patches what it holds and pwrites the
+    // rest.
+    {"IfChangedAutomaticSeeking", if_changed<automatic>, false, false, nullptr, true, true},
+    {"IfChangedBufferedSeeking", if_changed<buffered>, false, false, nullptr, true, true},
+    {"IfChangedMappedSeeking", if_changed<tiny_reservation>, false, false, nullptr, true, true},
 };
+
+// Bytes an output may differ from its final bytes while it is written, and still be known
+// unchanged at close (the library tracks more).
+constexpr std::size_t tracked_differences = 4096;
+
+bool stores_bytes(kind what) {
+  return what != kind::flush && what != kind::publish && what != kind::persist &&
+         what != kind::seek;
+}
+
+// The old file a replacing configuration starts from, for `seed` whose output is `output`.
+std::string old_file_for(unsigned seed, const std::string& output) {
+  std::string old_bytes = output;
+  if (seed % 3 == 1 && !old_bytes.empty()) old_bytes[seed * 7919 % old_bytes.size()] ^= 1;
+  if (seed % 3 == 2) old_bytes = byte_pool().substr(seed, seed * 31 % 5000);
+  return old_bytes;
+}
 
 class SameBytesAsOfstream : public ::testing::TestWithParam<configuration> {};
 
@@ -362,16 +405,43 @@ TEST_P(SameBytesAsOfstream, OverRandomOperations) {
     }
     const std::vector<operation> operations =
         generator(seed, existing, config.seeking).operations();
+    struct stat before = {};
+    std::string output;
+    if (config.replaces) {
+      {
+        std::ofstream preview(expected_path, mode);
+        for (const operation& op : operations) perform(preview, op);
+      }
+      output = read_file(expected_path);
+      write_file(actual_path, old_file_for(seed, output));
+      ASSERT_EQ(::stat(actual_path.c_str(), &before), 0);
+    }
 
     // In step, so that a reader can compare the files after each publish.
     std::ofstream expected(expected_path, mode);
     mapout::ostream actual(actual_path, mode, config.options_for(seed));
     ASSERT_TRUE(actual.is_open()) << actual.rdbuf()->error_message();
+    // How many bytes differ from the final output as they are stored (or left as zeros in a gap):
+    // what the comparison has to keep track of until they are written over.
+    std::size_t churn = 0;
+    std::size_t position = 0;
+    std::size_t high_water = 0;
     for (std::size_t i = 0; i < operations.size(); ++i) {
       SCOPED_TRACE("operation " + std::to_string(i));
-      ASSERT_EQ(perform(actual, operations[i]), perform(expected, operations[i]))
-          << actual.rdbuf()->error_message();
-      if (operations[i].what == kind::publish || operations[i].what == kind::persist) {
+      const std::int64_t after = perform(expected, operations[i]);
+      ASSERT_EQ(perform(actual, operations[i]), after) << actual.rdbuf()->error_message();
+      if (config.replaces && stores_bytes(operations[i].what) && after >= 0) {
+        for (std::size_t at = high_water; at < position; ++at) churn += output[at] != '\0';
+        const std::string& bytes = operations[i].bytes;
+        for (std::size_t at = 0; at < bytes.size(); ++at) {
+          churn += bytes[at] != output[position + at];
+        }
+        high_water = std::max(high_water, position + bytes.size());
+      }
+      if (after >= 0) position = static_cast<std::size_t>(after);
+      // A replacing stream leaves the target as it was until close.
+      if (!config.replaces &&
+          (operations[i].what == kind::publish || operations[i].what == kind::persist)) {
         ASSERT_TRUE(reader_sees_the_same(expected_path, actual_path));
       }
     }
@@ -385,6 +455,13 @@ TEST_P(SameBytesAsOfstream, OverRandomOperations) {
     ASSERT_TRUE(got == want) << "first difference at byte "
                              << std::mismatch(got.begin(), got.end(), want.begin()).first -
                                     got.begin();
+    if (config.replaces && seed % 3 == 0 && churn <= tracked_differences) {
+      struct stat after = {};
+      ASSERT_EQ(::stat(actual_path.c_str(), &after), 0);
+      EXPECT_EQ(after.st_ino, before.st_ino) << "an unchanged output replaced the file";
+      EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+      EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <boost/iostreams/categories.hpp>
 #include <boost/iostreams/positioning.hpp>
 
+#include <exception>
 #include <filesystem>
 #include <ios>
 #include <memory>
@@ -27,6 +28,8 @@ namespace mapout {
 //
 // Boost copies devices, so copies share one open file: closing any copy closes it for all. The
 // last copy to go closes the file if nobody did; an error is lost then, so close to see it.
+// With options.atomic, a close() while an exception unwinds (Boost's stream closes its device in
+// its destructor) discards instead: half an output is never published.
 //
 // Errors are thrown as std::ios_base::failure (a std::system_error carrying errno) whose what() is
 // "mapout: <operation> '<path>': <reason>"; the stream turns it into badbit, and rethrows it where
@@ -46,7 +49,7 @@ class sink {
   // means what it means to std::ofstream (app, ate, trunc, and in to keep the file's bytes).
   explicit sink(const std::filesystem::path& path,
                 std::ios_base::openmode mode = std::ios_base::out, const options& opts = {})
-      : buf_(std::make_shared<streambuf>()) {
+      : buf_(std::make_shared<streambuf>()), atomic_(opts.atomic) {
     if (!buf_->open(path, mode | std::ios_base::out, opts)) throw buf_->file().error_exception();
   }
   sink(const std::filesystem::path& path, const options& opts)
@@ -80,7 +83,14 @@ class sink {
   // Cuts the file to the bytes written and closes it, for every copy. Closing a closed sink does
   // nothing, so Boost's own close after the user's is harmless.
   void close() {
+    if (atomic_ && std::uncaught_exceptions() > exceptions_at_open_) return discard();
     if (buf_->is_open() && !buf_->close()) throw buf_->file().error_exception();
+  }
+
+  // With options.atomic or write_if_changed, throws the bytes away for every copy and leaves the
+  // target as it was; otherwise close().
+  void discard() {
+    if (buf_->is_open() && !buf_->discard()) throw buf_->file().error_exception();
   }
 
   // Boost's buffer in front of the device: one page, since Boost hands an unbuffered device one
@@ -90,6 +100,9 @@ class sink {
  private:
   // Shared by the copies Boost makes; the last one to go closes the file if nobody did.
   std::shared_ptr<streambuf> buf_;
+  bool atomic_;
+  // Exceptions already in flight when the sink was made (one made inside a destructor).
+  int exceptions_at_open_ = std::uncaught_exceptions();
 };
 
 }  // namespace mapout

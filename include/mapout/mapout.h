@@ -41,6 +41,10 @@ typedef struct mapout_options {
   int strategy;         /* an enum mapout_strategy */
   int extension;        /* an enum mapout_extension */
   int guard_truncation; /* nonzero: a truncate by another process is an error, not SIGBUS */
+  /* nonzero: mapout::options' atomic, write_if_changed and durable; they need mode "w" or "w+" */
+  int atomic;
+  int write_if_changed;
+  int durable;
 } mapout_options;
 
 /* An open file. Only mapout_open() makes one. `put` is the cursor and `end` the end of the window
@@ -107,6 +111,9 @@ MAPOUT_API int mapout_persist(mapout_file* file);
 /* fclose: cuts the file to the largest offset written, closes and frees, even on failure. 0, or -1
  * with errno set by the first failure of the file's life. */
 MAPOUT_API int mapout_close(mapout_file* file);
+/* With the atomic or write_if_changed option: throws the bytes away, leaves the file as it was,
+ * and frees; otherwise mapout_close(). 0, or -1 with errno set. */
+MAPOUT_API int mapout_discard(mapout_file* file);
 /* "mapout: <operation> '<path>': <reason>" for the first failure, or "" when there is none. Valid
  * until mapout_close(). */
 MAPOUT_API const char* mapout_error(mapout_file* file);

@@ -65,6 +65,41 @@ struct options {
   // blocks SIGBUS cannot be guarded: a guarded mapping fails to open or move there, and
   // strategy::automatic keeps the buffer. false: such a fault kills, as with any mmap writer.
   bool guard_truncation = true;
+
+  // For code generators and build tools (README, "Generators and build tools"). Each needs a mode
+  // that truncates (out, out|trunc, with in, ate or binary); opening with app, or in without
+  // trunc, fails with EINVAL. A target that exists and is not a regular file (a FIFO, /dev/null) is
+  // written as without them; a directory fails with EISDIR.
+
+  // The bytes go to a temporary file in the target's directory, and close() renames it over the
+  // target only when the whole file's life succeeded: until then the target is untouched, and a
+  // reader sees the complete old file or the complete new one. A new file gets 0666 & ~umask, as
+  // from std::ofstream; a replaced one keeps its permission bits (not its owner, nor its hard
+  // links: the new file is another inode). A symbolic link is written through: the file it names
+  // is replaced, and the link stays. Destruction without a successful close() discards the bytes,
+  // unlike std::ofstream: an exception unwinding past the stream never publishes half an output.
+  // The temporary has no name (O_TMPFILE), so a killed writer leaves nothing behind; where the file
+  // system lacks O_TMPFILE it is ".<name>.mapout-XXXXXX" beside the target, removed by close() and
+  // discard(), and left behind by a killed process.
+  bool atomic = false;
+
+  // When the bytes at close() equal the existing file's, the file is left exactly as it was: same
+  // inode, same mtime, nothing written. The new bytes go to a temporary as with `atomic`, and each
+  // stretch is compared with the old file (pread) as the window it was stored in is handed back,
+  // so the old file is read at most once. A stretch written over later (a patched header) is
+  // compared as finally written; after 64 KiB of differences comparing stops, and a changed output
+  // costs what a plain one does (an output that differed from its final bytes by more than that
+  // while written is replaced even when it ends equal). A changed output replaces the target at
+  // close() by rename, as with `atomic`: a reader never sees a partial file. Without `atomic`,
+  // destruction without close() still publishes what was written, as std::ofstream does. An old
+  // file mapout cannot read counts as changed. Bytes written through native_handle() are not
+  // compared.
+  bool write_if_changed = false;
+
+  // close() returns only after fdatasync(2) of the file and, when a temporary replaced the
+  // target, fsync(2) of its directory: after a power loss the target holds the old file or the
+  // new one, nothing else (with `atomic`; without it, the new bytes or what the crash left).
+  bool durable = false;
 };
 
 }  // namespace mapout

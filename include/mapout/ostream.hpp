@@ -64,6 +64,11 @@ class MAPOUT_API ostream final : public std::ostream {
             const options& opts = {});
   bool is_open() const noexcept { return buf_.is_open(); }
   void close();
+  // With options.atomic or write_if_changed, throws the bytes away and leaves the target as it
+  // was; otherwise close(). failbit on failure. With atomic, destruction without a successful
+  // close() discards too: unlike std::ofstream, an exception unwinding past the stream never
+  // publishes half an output.
+  void discard();
 
   // The file's size and bytes as close() would leave them, for a reader in another process, while
   // writing goes on. flush() and std::endl cost no system call on a mapped file; this costs one.

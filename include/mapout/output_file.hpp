@@ -44,7 +44,8 @@ class MAPOUT_API output_file {
   output_file() noexcept;
   output_file(output_file&& other) noexcept;
   output_file& operator=(output_file&& other) noexcept;
-  // Closes the file at current().begin; an error is lost, so call close() to see it.
+  // Closes the file at current().begin (discards it with options.atomic); an error is lost, so
+  // call close() to see it.
   ~output_file();
   void swap(output_file& other) noexcept;
 
@@ -80,12 +81,21 @@ class MAPOUT_API output_file {
   // publish(), then fsync(2): the bytes are on the disk when it returns.
   std::error_code persist(window& view) noexcept;
   // Cuts the file to the bytes written, unmaps and closes, and empties view. The first error of
-  // the file's life is returned, and kept in error() after the file is closed.
+  // the file's life is returned, and kept in error() after the file is closed. With
+  // options.atomic or write_if_changed, the temporary replaces the target only when nothing
+  // failed (and, with write_if_changed, the bytes changed); otherwise it is dropped.
   std::error_code close(window& view) noexcept;
+  // With options.atomic or write_if_changed: throws the bytes away, the target stays as it was,
+  // and empties view; returns only the failure to remove a named temporary. Without them the
+  // bytes may be in the file already and opening truncated it, so it is close().
+  std::error_code discard(window& view) noexcept;
+  // What the destructors do: discard() with options.atomic, close() otherwise.
+  void close_or_discard(window& view) noexcept;
 
   // The file's descriptor, borrowed: mapout still owns and closes it. For fstat, fchmod, flock,
   // fdatasync and the like; bytes written through it bypass the window, and close() still cuts the
-  // file to the largest offset written through mapout. -1 when no file is open.
+  // file to the largest offset written through mapout. -1 when no file is open. With
+  // options.atomic or write_if_changed it is the temporary's.
   int native_handle() const noexcept;
 
   const std::filesystem::path& path() const noexcept;

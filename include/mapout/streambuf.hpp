@@ -38,7 +38,8 @@ class MAPOUT_API streambuf : public std::streambuf {
   streambuf() = default;
   streambuf(streambuf&& other) noexcept;
   streambuf& operator=(streambuf&& other) noexcept;
-  // Closes the file; an error is lost, so call close() to see it.
+  // Closes the file (discards it with options.atomic); an error is lost, so call close() to see
+  // it.
   ~streambuf() override;
   void swap(streambuf& other) noexcept;
 
@@ -49,6 +50,9 @@ class MAPOUT_API streambuf : public std::streambuf {
   // As std::basic_filebuf::close: `this`, or nullptr when the buffer was not open or anything in
   // the file's life failed, the final truncate and close included.
   streambuf* close();
+  // With options.atomic or write_if_changed, throws the bytes away and leaves the target as it
+  // was; otherwise close() (see output_file::discard). `this`, or nullptr on failure.
+  streambuf* discard();
   bool is_open() const noexcept { return file_.is_open(); }
 
   // The file's size and bytes as close() would leave them, for a reader in another process.
