@@ -25,6 +25,7 @@ const system_calls real_calls = {
     [](int fd, int command, struct flock* lock) { return ::fcntl(fd, command, lock); },
     ::lseek,
     ::fsync,
+    ::read,
 };
 
 system_calls calls = real_calls;

@@ -40,6 +40,7 @@ struct system_calls {
   int (*lock)(int fd, int command, struct flock* lock);
   off_t (*lseek)(int fd, off_t offset, int whence);
   int (*fsync)(int fd);
+  ssize_t (*read)(int fd, void* data, std::size_t size);
 };
 
 // The table in use; tests swap entries and restore them.
