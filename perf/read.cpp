@@ -113,6 +113,12 @@ void write_flat_mapout(const std::string& path, const std::vector<std::string>& 
   if (!out) throw std::runtime_error(out.error_message());
 }
 
+// The cheapest way to keep the bytes in memory: one string, appended to, no stream in between.
+struct string_output {
+  std::string bytes;
+  void write(const char* data, std::size_t size) { bytes.append(data, size); }
+};
+
 std::uint64_t file_size(const std::string& path) {
   return std::filesystem::file_size(path);
 }
@@ -318,46 +324,52 @@ std::vector<contender> random_readers(const std::string& path, std::size_t seeks
   };
 }
 
+// The file a program writes and reads straight back, or its bytes kept in memory instead.
+template <typename WriteAndRead>
+contender round_trip(const std::string& name, WriteAndRead write_and_read) {
+  return {name, [=](stopwatch& t) {
+            t.start();
+            const std::uint64_t sum = write_and_read();
+            t.stop();
+            return sum;
+          }};
+}
+
 // A library writes the strings where the program says, and the program reads them straight back
 // and removes the file: the file's whole life is timed.
 std::vector<contender> round_trips(const std::vector<place>& places,
                                    const std::vector<std::string>& strings) {
-  std::vector<contender> trips = {{"memory: std::ostringstream", [&strings](stopwatch& t) {
-                                     t.start();
-                                     std::ostringstream out;
-                                     flat::write_strings(out, strings);
-                                     const std::string bytes = out.str();
-                                     const std::uint64_t sum =
-                                         sum_of_bytes(flat::table_view(bytes));
-                                     t.stop();
-                                     return sum;
-                                   }}};
+  std::vector<contender> trips;
+  trips.push_back(round_trip("memory: std::ostringstream", [&strings] {
+    std::ostringstream out;
+    flat::write_strings(out, strings);
+    const std::string bytes = out.str();
+    return sum_of_bytes(flat::table_view(bytes));
+  }));
+  trips.push_back(round_trip("memory: std::string, appended", [&strings] {
+    string_output out;
+    flat::write_strings(out, strings);
+    return sum_of_bytes(flat::table_view(out.bytes));
+  }));
   for (const place& at : places) {
     const std::string path = at.dir + "/roundtrip.flat";
-    trips.push_back({at.name + ": stdio, then mapped_input", [=, &strings](stopwatch& t) {
-                       t.start();
-                       write_flat_stdio(path, strings);
-                       std::uint64_t sum = 0;
-                       {
-                         const flat::mapped_table table(path.c_str());
-                         sum = sum_of_bytes(table);
-                       }
-                       ::unlink(path.c_str());
-                       t.stop();
-                       return sum;
-                     }});
-    trips.push_back({at.name + ": mapout::ostream, then mapped_input", [=, &strings](stopwatch& t) {
-                       t.start();
-                       write_flat_mapout(path, strings);
-                       std::uint64_t sum = 0;
-                       {
-                         const flat::mapped_table table(path.c_str());
-                         sum = sum_of_bytes(table);
-                       }
-                       ::unlink(path.c_str());
-                       t.stop();
-                       return sum;
-                     }});
+    const auto read_back = [path] {
+      std::uint64_t sum = 0;
+      {
+        const flat::mapped_table table(path.c_str());
+        sum = sum_of_bytes(table);
+      }
+      if (::unlink(path.c_str()) != 0) fail("unlink " + path);
+      return sum;
+    };
+    trips.push_back(round_trip(at.name + ": stdio, then mapped_input", [=, &strings] {
+      write_flat_stdio(path, strings);
+      return read_back();
+    }));
+    trips.push_back(round_trip(at.name + ": mapout::ostream, then mapped_input", [=, &strings] {
+      write_flat_mapout(path, strings);
+      return read_back();
+    }));
   }
   return trips;
 }
@@ -367,17 +379,18 @@ std::vector<contender> round_trips(const std::vector<place>& places,
 void report(const std::string& title, const std::vector<contender>& contenders,
             const perf::group_result& result, bool lapped) {
   std::printf("\n%s\n", title.c_str());
-  std::printf("%-42s %9s %9s %9s %9s %9s %8s\n", "", lapped ? "load s" : "", "wall s", "best s",
-              "user s", "sys s", "x");
+  std::printf("%-42s %9s %9s %9s %9s %9s %8s %8s\n", "", lapped ? "load s" : "", "wall s", "best s",
+              "user s", "sys s", "faults", "x");
   std::vector<double> medians;
   std::vector<double> firsts;
   for (std::size_t k = 0; k < contenders.size(); ++k) {
-    std::vector<double> wall, first, user, sys;
+    std::vector<double> wall, first, user, sys, faults;
     for (const stopwatch& s : result.samples[k]) {
       wall.push_back(s.wall);
       first.push_back(s.first);
       user.push_back(s.user);
       sys.push_back(s.sys);
+      faults.push_back(static_cast<double>(s.faults));
     }
     medians.push_back(perf::median(wall));
     firsts.push_back(perf::median(first));
@@ -385,9 +398,9 @@ void report(const std::string& title, const std::vector<contender>& contenders,
     const double mine = lapped ? firsts[k] : medians[k];
     char load[16] = "";
     if (lapped) std::snprintf(load, sizeof load, "%9.6f", firsts[k]);
-    std::printf("%-42s %9s %9.4f %9.4f %9.4f %9.4f %8.2f%s\n", contenders[k].name.c_str(), load,
-                medians[k], perf::best(wall), perf::median(user), perf::median(sys),
-                mine > 0 ? base / mine : 0.0,
+    std::printf("%-42s %9s %9.4f %9.4f %9.4f %9.4f %8.0f %8.2f%s\n", contenders[k].name.c_str(),
+                load, medians[k], perf::best(wall), perf::median(user), perf::median(sys),
+                perf::median(faults), mine > 0 ? base / mine : 0.0,
                 result.checks[k] == result.checks[0] ? "" : "  WRONG RESULT");
   }
 }
@@ -490,7 +503,7 @@ int main(int argc, char** argv) try {
     const std::vector<contender> trips = round_trips(places, strings);
     report("round trip: " + std::to_string(s.strings) +
                " strings written by a library, read back whole, the file removed",
-           trips, perf::run_group(trips, s.rounds, 2 * flat_bytes), false);
+           trips, perf::run_group(trips, s.rounds, 4 * flat_bytes), false);
   }
   for (const place& at : places) std::filesystem::remove_all(at.dir);
   return 0;

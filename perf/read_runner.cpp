@@ -24,11 +24,12 @@ double seconds(const timeval& t) {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
 }
 
-void cpu_times(double& user, double& sys) {
+void cpu_times(double& user, double& sys, long& faults) {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
   user = seconds(usage.ru_utime);
   sys = seconds(usage.ru_stime);
+  faults = usage.ru_minflt + usage.ru_majflt;
 }
 
 struct child_report {
@@ -78,7 +79,7 @@ child_report run_once(const contender& c, std::uint64_t warm_bytes) {
 }  // namespace
 
 void stopwatch::start() {
-  cpu_times(user_started_, sys_started_);
+  cpu_times(user_started_, sys_started_, faults_started_);
   started_ = now();
 }
 
@@ -92,9 +93,11 @@ void stopwatch::stop() {
   if (!lapped_) first = wall;
   double user_now = 0;
   double sys_now = 0;
-  cpu_times(user_now, sys_now);
+  long faults_now = 0;
+  cpu_times(user_now, sys_now, faults_now);
   user = user_now - user_started_;
   sys = sys_now - sys_started_;
+  faults = faults_now - faults_started_;
 }
 
 group_result run_group(const std::vector<contender>& contenders, int rounds,

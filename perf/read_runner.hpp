@@ -21,9 +21,11 @@ class stopwatch {
   double first = 0;  // start to lap, or to stop when there was no lap
   double user = 0;   // CPU seconds from start to stop
   double sys = 0;
+  long faults = 0;  // page faults from start to stop, minor and major
 
  private:
   double started_ = 0;
+  long faults_started_ = 0;
   double user_started_ = 0;
   double sys_started_ = 0;
   bool lapped_ = false;

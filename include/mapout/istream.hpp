@@ -72,6 +72,10 @@ class MAPOUT_API istreambuf : public std::streambuf {
   std::int64_t past_end_ = -1;
 };
 
+inline void swap(istreambuf& a, istreambuf& b) noexcept {
+  a.swap(b);
+}
+
 // std::ifstream's interface over mapout::istreambuf: change the type, keep the code.
 //
 //   mapout::istream in("words.txt");
