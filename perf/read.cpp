@@ -351,6 +351,14 @@ std::vector<contender> round_trips(const std::vector<place>& places,
     flat::write_strings(out, strings);
     return sum_of_bytes(flat::table_view(out.bytes));
   }));
+  std::uint64_t total = 0;
+  for (const std::string& string : strings) total += string.size() + sizeof(std::uint64_t);
+  trips.push_back(round_trip("memory: std::string, reserved", [&strings, total] {
+    string_output out;
+    out.bytes.reserve(total + 2 * sizeof(std::uint64_t));
+    flat::write_strings(out, strings);
+    return sum_of_bytes(flat::table_view(out.bytes));
+  }));
   for (const place& at : places) {
     const std::string path = at.dir + "/roundtrip.flat";
     const auto read_back = [path] {
