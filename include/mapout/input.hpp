@@ -46,7 +46,8 @@ enum class access {
 // raises SIGBUS. mapout's handler, the one that guards output, catches it: that read and every
 // later one from the lost pages yield zeroes, and error() becomes EIO, "read from a file truncated
 // by another process" (an I/O error under the mapping: EIO, "read"). The process is not killed,
-// unless a SIGBUS handler installed after mapout's replaces it.
+// unless a SIGBUS handler installed after mapout's replaces it, or the reading thread blocks
+// SIGBUS (the kernel then kills, as for any mapping).
 class MAPOUT_API mapped_input {
  public:
   mapped_input() noexcept;
