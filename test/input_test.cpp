@@ -283,7 +283,7 @@ TEST(MappedInput, InterruptedReadsAreRetried) {
   EXPECT_GT(interruptions, 4);
 }
 
-TEST(MappedInput, ManyOpenAndClosedInputsReuseTheGuard) {
+TEST(MappedInput, ReopenedTwoThousandTimes) {
   temp_dir dir;
   write_file(dir / "f", std::string(2 * page, 'y'));
   mapped_input in;
