@@ -5,6 +5,8 @@
 #                        writers, one size on both file systems (about 2 minutes), and its chart
 #   ./build.sh perf --full   every size, writer and mode instead (about 80 minutes); other
 #                        arguments go to perf/compare (--fs, --sizes, --writers, --list, ...)
+#   ./build.sh perf-read the same set-up, then the read side (perf/read): flat-file loads, line
+#                        counts, random seeks and the write-then-read round trip (about 90 seconds)
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 #   ./build.sh packages NAME...  install only the named Debian packages, for test/consumers.sh
@@ -14,9 +16,9 @@ cd "$(dirname "$0")"
 
 mode=${1:-}
 case "$mode" in
-  test | perf | sanitize | tsan | packages) ;;
+  test | perf | perf-read | sanitize | tsan | packages) ;;
   *)
-    echo "usage: ./build.sh test|perf|sanitize|tsan|packages" >&2
+    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|packages" >&2
     exit 2
     ;;
 esac
@@ -25,7 +27,7 @@ test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev 
   libboost-iostreams-dev zlib1g-dev)
 perf_packages=(libbenchmark-dev libfmt-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")
-[ "$mode" = perf ] && packages+=("${perf_packages[@]}")
+[ "$mode" = perf ] || [ "$mode" = perf-read ] && packages+=("${perf_packages[@]}")
 [ "$mode" = packages ] && packages=("${@:2}")
 
 missing=()
@@ -135,5 +137,10 @@ case "$mode" in
     echo
     echo "The original experiment: 32 MiB of random bytes, one at a time (perf/seed_table)"
     build/perf/seed_table
+    ;;
+  perf-read)
+    configure build -Dwerror=true -Dperf=enabled
+    quietly ninja -C build
+    build/perf/read "${@:2}"
     ;;
 esac

@@ -8,7 +8,9 @@
 //   therefore never be taken for the old file's.
 // - Only the thread that stores into a mapping faults on it, so the handler that changes an
 //   entry's extent or error runs in the owner's thread, between two of the owner's stores:
-//   owner and handler never write one entry at the same time.
+//   owner and handler never write one entry at the same time. A mapping armed for reading may
+//   fault in several threads at once: their handlers store the same error and map zeroes over
+//   the same pages, so which one wins does not matter.
 // - Inside the handler: atomics, the system calls of sys() (fstat, fallocate, ftruncate, mmap),
 //   sigaction and raise. No allocation, no lock, errno saved and restored.
 #include "sigbus_guard.hpp"
@@ -37,6 +39,7 @@ struct guard_entry {
   std::atomic<std::uint64_t> offset{0};  // the file offset at begin
   std::atomic<int> fd{-1};
   std::atomic<bool> extends{false};
+  std::atomic<bool> reads{false};  // a read-only mapping: its faults are failed reads
   std::atomic<std::uint64_t> extent{0};
   std::atomic<int> error{0};
   std::atomic<const char*> operation{nullptr};
@@ -55,6 +58,8 @@ namespace {
 
 constexpr std::uint64_t nowhere = std::numeric_limits<std::uint64_t>::max();
 constexpr char truncated_by_another_process[] = "store into a file truncated by another process";
+constexpr char read_truncated_by_another_process[] =
+    "read from a file truncated by another process";
 
 struct block {
   static constexpr std::size_t size = 64;
@@ -135,9 +140,13 @@ outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
   const std::uint64_t extent = entry.extent.load(std::memory_order_relaxed);
   struct stat st;
   if (sys().fstat(fd, &st) != 0) return {outcome::failed, errno_failure("fstat")};
+  const bool reads = entry.reads.load(std::memory_order_relaxed);
   if (static_cast<std::uint64_t>(st.st_size) < extent) {
-    return {outcome::failed, {EIO, truncated_by_another_process}};
+    return {outcome::failed,
+            {EIO, reads ? read_truncated_by_another_process : truncated_by_another_process}};
   }
+  // A page of a file that is still whole failed to read: an I/O error.
+  if (reads) return {outcome::failed, {EIO, "read"}};
   // A page inside the file faults when the file system has no block for it: a hole on a full
   // disk, or a copy-on-write file system out of room.
   if (page_offset < extent) return {outcome::failed, {ENOSPC, "store"}};
@@ -242,12 +251,21 @@ sigbus_guard::~sigbus_guard() {
 }
 
 failure sigbus_guard::arm(int fd, bool extends) noexcept {
+  return arm_entry(fd, extends, false);
+}
+
+failure sigbus_guard::arm_for_reading(int fd) noexcept {
+  return arm_entry(fd, false, true);
+}
+
+failure sigbus_guard::arm_entry(int fd, bool extends, bool reads) noexcept {
   static const int install_error = install_handler();
   if (install_error != 0) return {install_error, "sigaction"};
   entry_ = claim();
   if (!entry_) return {ENOMEM, "register mapping"};
   entry_->fd.store(fd, std::memory_order_relaxed);
   entry_->extends.store(extends, std::memory_order_relaxed);
+  entry_->reads.store(reads, std::memory_order_relaxed);
   entry_->extent.store(extent_, std::memory_order_relaxed);
   entry_->operation.store(nullptr, std::memory_order_relaxed);
   entry_->failed_at.store(nowhere, std::memory_order_relaxed);

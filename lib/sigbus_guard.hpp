@@ -33,6 +33,10 @@ class sigbus_guard {
   // is extent(). With `extends`, a store past the extent makes the handler extend the file;
   // without, such a store is not the guard's business and goes to the previous handler.
   failure arm(int fd, bool extends) noexcept;
+  // The same for a read-only mapping of a file of extent() bytes: a read from a page the file
+  // lost (another process truncated it) or could not read (an I/O error) fails with EIO and reads
+  // zeroes from there on, in every thread that reads the mapping.
+  failure arm_for_reading(int fd) noexcept;
   bool armed() const noexcept { return entry_ != nullptr; }
 
   // Tells the handler that [begin, begin + length) maps the file from `offset` on.
@@ -55,6 +59,8 @@ class sigbus_guard {
   bool failed_past_the_end() const noexcept;
 
  private:
+  failure arm_entry(int fd, bool extends, bool reads) noexcept;
+
   guard_entry* entry_ = nullptr;
   std::uint64_t extent_ = 0;  // while not armed
 };

@@ -37,6 +37,7 @@ const system_calls real_calls = {
     ::linkat,
     ::renameat,
     ::unlinkat,
+    ::read,
 };
 
 system_calls calls = real_calls;

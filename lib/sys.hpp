@@ -48,6 +48,7 @@ struct system_calls {
   int (*linkat)(int from_directory, const char* from, int to_directory, const char* to, int flags);
   int (*renameat)(int from_directory, const char* from, int to_directory, const char* to);
   int (*unlinkat)(int directory, const char* path, int flags);
+  ssize_t (*read)(int fd, void* data, std::size_t size);
 };
 
 // The table in use; tests swap entries and restore them.

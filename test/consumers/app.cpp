@@ -1,4 +1,7 @@
-// A C++ consumer of an installed mapout: writes through mapout::ostream and reads the bytes back.
+// A C++ consumer of an installed mapout: writes through mapout::ostream and reads the bytes back
+// with std::ifstream, mapout::istream and mapout::mapped_input.
+#include <mapout/input.hpp>
+#include <mapout/istream.hpp>
 #include <mapout/ostream.hpp>
 #include <mapout/version.hpp>
 
@@ -29,7 +32,10 @@ int main(int argc, char** argv) {
   }
   std::ifstream in(argv[1], std::ios::binary);
   const std::string got{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (got != expected.str()) {
+  std::ostringstream streamed;
+  streamed << mapout::istream(argv[1], std::ios::binary).rdbuf();
+  const mapout::mapped_input mapped(argv[1]);
+  if (got != expected.str() || streamed.str() != got || mapped.view() != got) {
     std::cerr << "app: " << argv[1] << " does not hold the bytes written\n";
     return 1;
   }
