@@ -73,6 +73,7 @@ class MAPOUT_API streambuf : public std::streambuf {
 
  private:
   friend class ostream;
+  friend class cursor;
 
   // mapout::ostream's inline path: stores the bytes and returns true when they fit before the
   // window's end. Strictly before, so that an empty window (closed file) never reaches memcpy with
