@@ -16,50 +16,61 @@ namespace {
 
 }  // namespace
 
+output_file& cursor::file_of(owner held) noexcept {
+  switch (held.kind) {
+    case owner_kind::ostream:
+      return static_cast<ostream*>(held.holder)->buf_.file_;
+    case owner_kind::streambuf:
+      return static_cast<streambuf*>(held.holder)->file_;
+    default:
+      return *static_cast<output_file*>(held.holder);
+  }
+}
+
 // Nothing more reaches the file once the stream is bad, as under a sentry.
 bool cursor::stream_is_bad(owner held) noexcept {
   return held.kind == owner_kind::ostream && !static_cast<ostream*>(held.holder)->good();
 }
 
-cursor::cursor(ostream& out) {
+cursor::taken cursor::take(ostream& out) {
   // One sentry for the cursor's whole life: a stream that is not good receives nothing.
-  if (!out.good()) return;
+  if (!out.good()) return {};
   if (out.buf_.file_.lent()) throw_second_cursor();
   if (out.tie() != nullptr) out.tie()->flush();
-  owner_ = {&out.buf_.file_, &out, owner_kind::ostream};
-  put_ = out.buf_.pptr();
-  end_ = out.buf_.epptr();
+  const taken result{out.buf_.put_area(), {&out, owner_kind::ostream}};
   out.buf_.setp(nullptr, nullptr);
-  owner_.file->set_lent(true);
+  out.buf_.file_.set_lent(true);
+  return result;
 }
 
-cursor::cursor(streambuf& buf) : owner_{&buf.file_, &buf, owner_kind::streambuf} {
+cursor::taken cursor::take(streambuf& buf) {
   if (buf.file_.lent()) throw_second_cursor();
-  put_ = buf.pptr();
-  end_ = buf.epptr();
+  const taken result{buf.put_area(), {&buf, owner_kind::streambuf}};
   buf.setp(nullptr, nullptr);
-  owner_.file->set_lent(true);
+  buf.file_.set_lent(true);
+  return result;
 }
 
-cursor::cursor(output_file& file, output_file::window& view)
-    : owner_{&file, &view, owner_kind::output_file} {
+cursor::taken cursor::take(output_file& file, output_file::window& view) {
   if (file.lent()) throw_second_cursor();
-  put_ = view.begin;
-  end_ = view.end;
+  const taken result{view, {&file, owner_kind::output_file}, &view};
   view = {};
   file.set_lent(true);
+  return result;
 }
 
-cursor::refilled cursor::refill(owner held, char* put, std::size_t wanted) noexcept {
+cursor::refilled cursor::put_through(owner held, char* put, char c) noexcept {
   if (held.kind == owner_kind::dropping) return {{put, put}, false};
   if (held.kind == owner_kind::released) return {{put, put}, true};
   if (stream_is_bad(held)) return {{put, put}, false};
   output_file::window view{put, put};
-  held.file->set_lent(false);
-  const std::error_code ec = held.file->make_room(view, wanted);
-  held.file->set_lent(true);
+  output_file& file = file_of(held);
+  file.set_lent(false);
+  const std::error_code ec = file.make_room(view, 1);
+  file.set_lent(true);
   // After a failure the window is empty at the cursor, so that every later call comes back here.
   if (ec) return {{view.begin, view.begin}, true};
+  *view.begin++ = c;
   return {view, false};
 }
 
@@ -69,9 +80,10 @@ cursor::refilled cursor::write_through(owner held, char* put, const char* data,
   if (held.kind == owner_kind::released) return {{put, put}, true};
   if (stream_is_bad(held)) return {{put, put}, false};
   output_file::window view{put, put};
-  held.file->set_lent(false);
-  const std::error_code ec = held.file->write(view, data, size);
-  held.file->set_lent(true);
+  output_file& file = file_of(held);
+  file.set_lent(false);
+  const std::error_code ec = file.write(view, data, size);
+  file.set_lent(true);
   if (ec) return {{view.begin, view.begin}, true};
   return {view, false};
 }
@@ -83,7 +95,7 @@ void cursor::report(owner held) {
       break;
     }
     case owner_kind::streambuf:
-      throw held.file->error_exception();
+      throw file_of(held).error_exception();
     case owner_kind::output_file:
     case owner_kind::dropping:
       break;
@@ -92,11 +104,11 @@ void cursor::report(owner held) {
   }
 }
 
-void cursor::hand_back(owner held, char* put, char* end, bool loud) {
+void cursor::hand_back(owner held, output_file::window* view, char* put, char* end, bool loud) {
   switch (held.kind) {
     case owner_kind::ostream: {
       auto& out = *static_cast<ostream*>(held.holder);
-      held.file->set_lent(false);
+      out.buf_.file_.set_lent(false);
       out.buf_.set_put_area({put, end});
       if (!(out.flags() & std::ios_base::unitbuf) || !out.good()) break;
       if (out.buf_.pubsync() == 0) break;
@@ -111,13 +123,15 @@ void cursor::hand_back(owner held, char* put, char* end, bool loud) {
       }
       break;
     }
-    case owner_kind::streambuf:
-      held.file->set_lent(false);
-      static_cast<streambuf*>(held.holder)->set_put_area({put, end});
+    case owner_kind::streambuf: {
+      auto& buf = *static_cast<streambuf*>(held.holder);
+      buf.file_.set_lent(false);
+      buf.set_put_area({put, end});
       break;
+    }
     case owner_kind::output_file:
-      held.file->set_lent(false);
-      *static_cast<output_file::window*>(held.holder) = {put, end};
+      static_cast<output_file*>(held.holder)->set_lent(false);
+      *view = {put, end};
       break;
     case owner_kind::dropping:
     case owner_kind::released:

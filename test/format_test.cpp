@@ -56,7 +56,13 @@ std::string print_random(Out& out, std::mt19937& random) {
   const auto number = static_cast<long long>(random()) - static_cast<long long>(random());
   std::string text(std::uniform_int_distribution<int>(0, 200)(random), 'a');
   for (char& c : text) c = static_cast<char>(std::uniform_int_distribution<int>(1, 255)(random));
-  switch (std::uniform_int_distribution<int>(0, 4)(random)) {
+  switch (std::uniform_int_distribution<int>(0, 6)(random)) {
+    case 5:
+      mapout::print(out, FMT_COMPILE("{} = {};\n"), text, number);
+      return fmt::format("{} = {};\n", text, number);
+    case 6:
+      mapout::print(out, FMT_COMPILE("{:>12x}|{}|{:.3f}"), number, point{5, 6}, 1.0 / 3);
+      return fmt::format("{:>12x}|{}|{:.3f}", number, point{5, 6}, 1.0 / 3);
     case 0:
       mapout::print(out, FMT_STRING("{} = {};\n"), text, number);
       return fmt::format(FMT_STRING("{} = {};\n"), text, number);
@@ -133,12 +139,13 @@ TEST(Print, EveryArgumentType) {
   std::string expected;
   auto both = [&](auto value) {
     mapout::print(out, "{}|", value);
-    expected += fmt::format("{}|", value);
+    mapout::print(out, FMT_COMPILE("{}|"), value);
     {
       mapout::cursor put(out);
       mapout::print(put, "{}|", value);
+      mapout::print(put, FMT_COMPILE("{}|"), value);
     }
-    expected += fmt::format("{}|", value);
+    for (int i = 0; i < 4; ++i) expected += fmt::format("{}|", value);
   };
   both(std::numeric_limits<signed char>::min());
   both(std::numeric_limits<unsigned char>::max());
@@ -192,10 +199,14 @@ TEST(Print, StreamStateAppliesAsToWrite) {
   mapout::print(out, "{}", 255);
   out.setstate(std::ios::failbit);
   mapout::print(out, "dropped");
+  mapout::print(out, FMT_COMPILE("dropped"));
   out.clear();
   {
     mapout::cursor put(out);
     mapout::print(out, "refused");
+    EXPECT_TRUE(out.bad());
+    out.clear();
+    mapout::print(out, FMT_COMPILE("refused"));
     EXPECT_TRUE(out.bad());
     mapout::print(put, " cursor");
   }
@@ -211,12 +222,16 @@ TEST(Print, TextLongerThanTheWindow) {
   mapout::ostream out(dir / "long", std::ios::out, mapout::test::buffered(16));
   const std::string text(100000, 'x');
   mapout::print(out, "<{}>", text);
+  mapout::print(out, FMT_COMPILE("<{}>"), text);
   {
     mapout::cursor put(out);
     mapout::print(put, "<{}>", text);
+    mapout::print(put, FMT_COMPILE("<{}>"), text);
   }
   out.close();
-  EXPECT_EQ(read_file(dir / "long"), "<" + text + "><" + text + ">");
+  std::string expected;
+  for (int i = 0; i < 4; ++i) expected += "<" + text + ">";
+  EXPECT_EQ(read_file(dir / "long"), expected);
 }
 
 }  // namespace

@@ -45,21 +45,22 @@ struct formatted_store;
 //   the compiler must reload it around every byte again. It must not outlive its owner.
 class MAPOUT_API cursor {
  public:
-  explicit cursor(ostream& out);
-  explicit cursor(streambuf& buf);
+  // Inline, as every member: a call made with `this` would let the cursor's address escape.
+  explicit cursor(ostream& out) { adopt(take(out)); }
+  explicit cursor(streambuf& buf) { adopt(take(buf)); }
   // Takes `view`, the caller's window on `file`, and hands the new one back in it.
-  cursor(output_file& file, output_file::window& view);
+  cursor(output_file& file, output_file::window& view) { adopt(take(file, view)); }
   cursor(const cursor&) = delete;
   cursor& operator=(const cursor&) = delete;
   ~cursor() {
-    if (owner_.kind != owner_kind::released) hand_back(owner_, put_, end_, false);
+    if (owner_.kind != owner_kind::released) hand_back(owner_, view_, put_, end_, false);
   }
 
   // Hands the position back now; the cursor is used up.
   void release() {
     const owner held = owner_;
     owner_.kind = owner_kind::released;
-    hand_back(held, put_, end_, true);
+    hand_back(held, view_, put_, end_, true);
     put_ = end_ = nullptr;
   }
 
@@ -99,10 +100,9 @@ class MAPOUT_API cursor {
 
   enum class owner_kind : unsigned char { ostream, streambuf, output_file, dropping, released };
   // Who the window belongs to. Passed by value to the slow path, so that the cursor's own address
-  // never escapes from inlined code.
+  // never escapes from inlined code; two words, so that it travels in registers.
   struct owner {
-    output_file* file = nullptr;
-    void* holder = nullptr;  // the mapout::ostream, mapout::streambuf or the caller's window
+    void* holder = nullptr;  // the mapout::ostream, mapout::streambuf or output_file
     owner_kind kind = owner_kind::dropping;
   };
   // A new window from the slow path; `failed` when the owner's error must be reported.
@@ -111,15 +111,33 @@ class MAPOUT_API cursor {
     bool failed;
   };
 
-  // Make room for `wanted` bytes (at least one) at `put`, or write `size` bytes there.
-  static refilled refill(owner held, char* put, std::size_t wanted) noexcept;
+  // The window taken from its owner, and who that is.
+  struct taken {
+    output_file::window view;
+    owner held;
+    output_file::window* caller_view = nullptr;
+  };
+  static taken take(ostream& out);
+  static taken take(streambuf& buf);
+  static taken take(output_file& file, output_file::window& view);
+  void adopt(const taken& from) noexcept {
+    put_ = from.view.begin;
+    end_ = from.view.end;
+    owner_ = from.held;
+    view_ = from.caller_view;
+  }
+
+  // Makes room at `put` and stores `c` there, or writes `size` bytes there. Storing the byte out
+  // of line keeps it out of the inline loop's registers across the call.
+  static refilled put_through(owner held, char* put, char c) noexcept;
   static refilled write_through(owner held, char* put, const char* data, std::size_t size) noexcept;
+  static output_file& file_of(owner held) noexcept;
   static bool stream_is_bad(owner held) noexcept;
   // Reports the failure as the owner does: badbit, a thrown failure, or nothing (output_file).
   static void report(owner held);
-  // Sets the owner's window to [put, end) and lets it be called again; `loud` lets a failed
-  // unitbuf flush throw, as it may in release() but not in a destructor.
-  static void hand_back(owner held, char* put, char* end, bool loud);
+  // Sets the owner's window (the caller's `view` for an output_file) to [put, end) and lets it be
+  // called again; `loud` lets a failed unitbuf flush throw, as in release() but not a destructor.
+  static void hand_back(owner held, output_file::window* view, char* put, char* end, bool loud);
 
   void take(const refilled& result) {
     put_ = result.view.begin;
@@ -127,8 +145,7 @@ class MAPOUT_API cursor {
     if (result.failed) report(owner_);
   }
   cursor& put_slowly(char c) {
-    take(refill(owner_, put_, 1));
-    if (put_ != end_) *put_++ = c;
+    take(put_through(owner_, put_, c));
     return *this;
   }
   cursor& write_slowly(const char* data, std::size_t size) {
@@ -151,6 +168,7 @@ class MAPOUT_API cursor {
   char* put_ = nullptr;
   char* end_ = nullptr;
   owner owner_;
+  output_file::window* view_ = nullptr;  // the caller's, on an output_file
 };
 
 }  // namespace mapout
