@@ -1,7 +1,7 @@
 // perf/seed_table: the experiment mapout grew from. 32 MiB of random bytes written one at a time
 // with stdio ("stupid"), into a mapping extended ahead of the writes ("clever"), and into a mapping
-// that SIGBUS extends ("signal"), each through mapout::ostream::put and through mapout::cursor; user, system and wall time, medians of rotating rounds, each run
-// in a fresh child after perf::warm_up.
+// that SIGBUS extends ("signal"), through mapout::ostream::put and through mapout::cursor; user,
+// system and wall time, medians of rotating rounds, each run in a fresh child after perf::warm_up.
 #include <unistd.h>
 
 #include <algorithm>

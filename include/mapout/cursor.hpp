@@ -13,6 +13,12 @@
 #include "mapout/output_file.hpp"
 #include "mapout/short_copy.hpp"
 
+#if defined(__GNUC__)
+#define MAPOUT_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define MAPOUT_ALWAYS_INLINE inline
+#endif
+
 namespace mapout {
 
 class ostream;
@@ -52,7 +58,9 @@ class MAPOUT_API cursor {
   cursor(output_file& file, output_file::window& view) { adopt(take(file, view)); }
   cursor(const cursor&) = delete;
   cursor& operator=(const cursor&) = delete;
-  ~cursor() {
+  // Always inline: an out-of-line destructor on the unwinding path would take the cursor's address,
+  // and a store through any char* could then change its pointers.
+  MAPOUT_ALWAYS_INLINE ~cursor() {
     if (owner_.kind != owner_kind::released) hand_back(owner_, view_, put_, end_, false);
   }
 

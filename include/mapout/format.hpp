@@ -98,8 +98,7 @@ cursor& print(cursor& out, fmt::format_string<T...> format, T&&... args) {
   return out;
 }
 
-template <typename S, typename... T,
-          typename = std::enable_if_t<detail::is_compiled_format<S>>>
+template <typename S, typename... T, typename = std::enable_if_t<detail::is_compiled_format<S>>>
 ostream& print(ostream& out, const S& format, const T&... args) {
   if (!detail::formatted_store::into_compiled(out, format, args...)) {
     fmt::memory_buffer text;
@@ -109,8 +108,7 @@ ostream& print(ostream& out, const S& format, const T&... args) {
   return out;
 }
 
-template <typename S, typename... T,
-          typename = std::enable_if_t<detail::is_compiled_format<S>>>
+template <typename S, typename... T, typename = std::enable_if_t<detail::is_compiled_format<S>>>
 cursor& print(cursor& out, const S& format, const T&... args) {
   if (!detail::formatted_store::into_compiled(out, format, args...)) {
     fmt::memory_buffer text;
