@@ -234,4 +234,33 @@ TEST(Print, TextLongerThanTheWindow) {
   EXPECT_EQ(read_file(dir / "long"), expected);
 }
 
+// A compiled format of plain fields goes straight to the window when its longest text fits; one
+// with specs, an index or a type of unknown length is measured first. Both at every window end.
+TEST(Print, CompiledFormatsAtEveryWindowEnd) {
+  temp_dir dir;
+  for (std::size_t buffer_size = 1; buffer_size < 90; buffer_size += 3) {
+    SCOPED_TRACE("buffer " + std::to_string(buffer_size));
+    const auto path = dir / ("compiled" + std::to_string(buffer_size));
+    mapout::ostream out(path, std::ios::out, mapout::test::buffered(buffer_size));
+    std::string expected;
+    const std::string text = "text";
+    for (long long i = -30; i < 30; ++i) {
+      const long long number = i * 12345678901;
+      mapout::print(out, FMT_COMPILE("{{{}}} {} {}\n"), number, text, i % 2 == 0);
+      expected += fmt::format("{{{}}} {} {}\n", number, text, i % 2 == 0);
+      mapout::print(out, FMT_COMPILE("{1}{0:>9}{2}"), number, 'c', 0.5);
+      expected += fmt::format("{1}{0:>9}{2}", number, 'c', 0.5);
+      {
+        mapout::cursor put(out);
+        mapout::print(put, FMT_COMPILE("[{}|{}]"), static_cast<unsigned char>(i), text);
+        mapout::print(put, FMT_COMPILE("{}"), point{static_cast<int>(i), 0});
+      }
+      expected += fmt::format("[{}|{}]", static_cast<unsigned char>(i), text);
+      expected += fmt::format("{}", point{static_cast<int>(i), 0});
+    }
+    out.close();
+    ASSERT_EQ(read_file(path), expected);
+  }
+}
+
 }  // namespace
