@@ -24,8 +24,8 @@ case "$mode" in
 esac
 
 test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev xfsprogs btrfs-progs
-  libboost-iostreams-dev zlib1g-dev)
-perf_packages=(libbenchmark-dev libfmt-dev llvm-dev gnuplot-nox)
+  libboost-iostreams-dev zlib1g-dev libfmt-dev)
+perf_packages=(libbenchmark-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")
 [ "$mode" = perf ] || [ "$mode" = perf-read ] && packages+=("${perf_packages[@]}")
 [ "$mode" = packages ] && packages=("${@:2}")

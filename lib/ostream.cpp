@@ -95,7 +95,9 @@ void ostream::fail_with(iostate state) {
   try {
     setstate(state);
   } catch (const std::ios_base::failure&) {
-    if (buf_.error()) throw buf_.file().error_exception();
+    if (buf_.error() || buf_.file().lent()) {
+      throw buf_.file().exception_for(std::make_error_code(std::errc::device_or_resource_busy));
+    }
     throw std::ios_base::failure(buf_.is_open() ? "mapout: open: already open" : "mapout: not open",
                                  std::make_error_code(std::io_errc::stream));
   }

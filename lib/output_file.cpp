@@ -62,6 +62,8 @@ struct output_file::state {
   std::unique_ptr<detail::comparison> comparison;
   char* compared_from = nullptr;
   std::uint64_t compared_offset = 0;
+  // A mapout::cursor holds the window: the caller's view is stale until it hands it back.
+  bool lent = false;
 
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
   // Opens a temporary for the target at `path`, and the old file to compare with.
@@ -197,6 +199,8 @@ output_file& output_file::operator=(output_file&& other) noexcept {
 }
 output_file::~output_file() {
   if (!is_open()) return;
+  // A cursor that outlives its file cannot hand the window back: close where the file stands.
+  set_lent(false);
   window view = current();
   close_or_discard(view);
 }
@@ -248,8 +252,17 @@ std::error_code output_file::not_open(const char* operation) noexcept {
   return std::make_error_code(std::errc::bad_file_descriptor);
 }
 
+bool output_file::lent() const noexcept {
+  return state_ && state_->lent;
+}
+
+void output_file::set_lent(bool lent) noexcept {
+  if (state_) state_->lent = lent;
+}
+
 template <class Call>
 std::error_code output_file::forward(window& view, const char* operation, Call call) noexcept {
+  if (lent()) return std::make_error_code(std::errc::device_or_resource_busy);
   if (!is_open()) return not_open(operation);
   view.begin = state_->before_call(view.begin, false);
   const failure why = call(*state_->backend, view.begin);
@@ -259,13 +272,13 @@ std::error_code output_file::forward(window& view, const char* operation, Call c
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
-  if (is_open()) view.begin = state_->before_call(view.begin, true);
+  if (is_open() && !lent()) view.begin = state_->before_call(view.begin, true);
   return forward(view, "write",
                  [&](detail::backend& b, char* put) { return b.make_room(put, wanted); });
 }
 
 std::error_code output_file::write(window& view, const char* data, std::size_t size) noexcept {
-  if (is_open()) {
+  if (is_open() && !lent()) {
     state& s = *state_;
     view.begin = s.before_call(view.begin, true);
     // The bytes go in at the cursor, past the window perhaps: they are compared from here.
@@ -277,7 +290,7 @@ std::error_code output_file::write(window& view, const char* data, std::size_t s
 }
 
 std::int64_t output_file::tell(const window& view) const noexcept {
-  return is_open() ? state_->backend->tell(view.begin) : -1;
+  return is_open() && !lent() ? state_->backend->tell(view.begin) : -1;
 }
 
 std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
@@ -304,6 +317,7 @@ std::error_code output_file::persist(window& view) noexcept {
 }
 
 std::error_code output_file::close(window& view) noexcept {
+  if (lent()) return std::make_error_code(std::errc::device_or_resource_busy);
   if (!is_open()) return not_open("close");
   state& s = *state_;
   s.compare_stored(view.begin);
@@ -321,6 +335,7 @@ std::error_code output_file::close(window& view) noexcept {
 }
 
 std::error_code output_file::discard(window& view) noexcept {
+  if (lent()) return std::make_error_code(std::errc::device_or_resource_busy);
   if (!is_open()) return not_open("discard");
   state& s = *state_;
   if (!s.replacement) return close(view);
@@ -367,6 +382,12 @@ std::ios_base::failure output_file::error_exception() const {
   }
   return std::ios_base::failure(context_of(state_->file.error, state_->path),
                                 code_of(state_->file.error));
+}
+
+std::ios_base::failure output_file::exception_for(std::error_code ec) const {
+  if (error() || ec != std::errc::device_or_resource_busy || !lent()) return error_exception();
+  return std::ios_base::failure("mapout: '" + path().string() + "' is held by a mapout::cursor",
+                                ec);
 }
 
 }  // namespace mapout

@@ -71,7 +71,7 @@ streambuf::int_type streambuf::overflow(int_type c) {
   output_file::window view = put_area();
   const std::error_code ec = file_.make_room(view, 1);
   set_put_area(view);
-  if (ec) throw file_.error_exception();
+  if (ec) throw file_.exception_for(ec);
   store(traits_type::to_char_type(c));  // make_room left room for at least one byte
   return c;
 }
@@ -89,7 +89,7 @@ void streambuf::write_through(const char* data, std::size_t size) {
   output_file::window view = put_area();
   const std::error_code ec = file_.write(view, data, size);
   set_put_area(view);
-  if (ec) throw file_.error_exception();
+  if (ec) throw file_.exception_for(ec);
 }
 
 streambuf::pos_type streambuf::seekoff(off_type offset, std::ios_base::seekdir dir,
@@ -118,7 +118,7 @@ int streambuf::sync() {
   // this one reaches the caller instead. Never under unitbuf: the sentry's destructor syncs.
   if (owner_ && (owner_->exceptions() & std::ios_base::badbit) &&
       !(owner_->flags() & std::ios_base::unitbuf)) {
-    throw file_.error_exception();
+    throw file_.exception_for(ec);
   }
   return -1;
 }

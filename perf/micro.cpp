@@ -1,24 +1,35 @@
 // Per-call cost of each way to hand bytes to a file: mapout::ostream through its static type (the
-// inline path) and through std::ostream& (the standard path), the raw streambuf, and std::ofstream,
-// for sputc (beside stdio's putc_unlocked), put, short writes, << of a literal and of an int, and
-// overflow.
+// inline path) and through std::ostream& (the standard path), the raw streambuf, mapout::cursor and
+// std::ofstream, for sputc (beside stdio's putc_unlocked and a hand-written buffer loop), put,
+// short writes, << of a literal and of an int, a formatted line (<<, print, fmt::output_file,
+// to_chars into a buffer), and overflow.
 //
 // Each benchmark iteration makes `batch` calls; the files live in a fresh directory under /dev/shm
 // (or $MAPOUT_MICRO_DIR) and are rewound every 16 MiB, so that the calls, not page faults, are
 // measured. MAPOUT_MICRO_ITERATIONS=n fixes the iteration count, for instruction counts under
 // callgrind: the difference between two counts divided by the calls between them is per call.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <fmt/compile.h>
+#include <fmt/os.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 
+#include "mapout/cursor.hpp"
+#include "mapout/format.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
 
@@ -157,6 +168,153 @@ void integer(benchmark::State& state) {
   run(state, writer, 5, [](Writer& w, int i) { w.stream() << (i * 37 & 0xffff); });
 }
 
+// The cursor lives for one batch: made, `batch` calls, handed back, as a loop in a program would.
+void put_cursor(benchmark::State& state) {
+  mapout_static writer(file_for(state));
+  std::uint64_t written = 0;
+  for (auto _ : state) {
+    {
+      mapout::cursor put(writer.out);
+      for (int i = 0; i < batch; ++i) put.put(static_cast<char>('a' + (i & 15)));
+    }
+    written += batch;
+    if (written >= rewind_every) {
+      writer.rewind();
+      written = 0;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+// The hand-written loop the cursor is measured against: a 64 KiB buffer for write(2), its cursor a
+// local variable.
+void put_buffer_loop(benchmark::State& state) {
+  const int fd = ::open(file_for(state).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) std::abort();
+  constexpr std::size_t capacity = std::size_t{64} << 10;
+  const std::unique_ptr<char[]> buffer(new char[capacity]);
+  char* put = buffer.get();
+  char* const end = buffer.get() + capacity;
+  std::uint64_t written = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < batch; ++i) {
+      if (put == end) {
+        if (::write(fd, buffer.get(), capacity) != static_cast<ssize_t>(capacity)) std::abort();
+        put = buffer.get();
+        written += capacity;
+        if (written >= rewind_every) {
+          ::lseek(fd, 0, SEEK_SET);
+          written = 0;
+        }
+      }
+      *put++ = static_cast<char>('a' + (i & 15));
+    }
+  }
+  ::close(fd);
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+// One generated line, "    { "field_<i>", <i>, <value> },\n", about 40 bytes, each way.
+constexpr std::uint64_t line_bytes = 40;
+std::uint32_t line_value(int i) {
+  return static_cast<std::uint32_t>(static_cast<std::uint32_t>(i) * 2654435761u % 1000000u);
+}
+
+template <typename Writer>
+void line_insert(benchmark::State& state) {
+  Writer writer(file_for(state));
+  run(state, writer, line_bytes, [](Writer& w, int i) {
+    w.stream() << "    { \"field_" << i << "\", " << i << ", " << line_value(i) << " },\n";
+  });
+}
+
+void line_print(benchmark::State& state) {
+  mapout_static writer(file_for(state));
+  run(state, writer, line_bytes, [](mapout_static& w, int i) {
+    mapout::print(w.out, FMT_STRING("    {{ \"field_{}\", {}, {} }},\n"), i, i, line_value(i));
+  });
+}
+
+void line_print_compiled(benchmark::State& state) {
+  mapout_static writer(file_for(state));
+  run(state, writer, line_bytes, [](mapout_static& w, int i) {
+    mapout::print(w.out, FMT_COMPILE("    {{ \"field_{}\", {}, {} }},\n"), i, i, line_value(i));
+  });
+}
+
+void line_cursor_print_compiled(benchmark::State& state) {
+  mapout_static writer(file_for(state));
+  std::uint64_t written = 0;
+  for (auto _ : state) {
+    {
+      mapout::cursor put(writer.out);
+      for (int i = 0; i < batch; ++i) {
+        mapout::print(put, FMT_COMPILE("    {{ \"field_{}\", {}, {} }},\n"), i, i, line_value(i));
+      }
+    }
+    written += line_bytes * batch;
+    if (written >= rewind_every) {
+      writer.rewind();
+      written = 0;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+void line_fmt_output_file(benchmark::State& state) {
+  std::optional<fmt::ostream> out;
+  out.emplace(fmt::output_file(file_for(state).string()));
+  std::uint64_t written = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < batch; ++i) {
+      out->print("    {{ \"field_{}\", {}, {} }},\n", i, i, line_value(i));
+    }
+    written += line_bytes * batch;
+    if (written >= rewind_every) {
+      // fmt::ostream cannot seek: a new file, as the others rewind theirs.
+      out->close();
+      out.emplace(fmt::output_file(file_for(state).string()));
+      written = 0;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+void line_to_chars_buffer(benchmark::State& state) {
+  const int fd = ::open(file_for(state).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) std::abort();
+  constexpr std::size_t capacity = std::size_t{64} << 10;
+  const std::unique_ptr<char[]> buffer(new char[capacity]);
+  char* put = buffer.get();
+  std::uint64_t written = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < batch; ++i) {
+      if (buffer.get() + capacity - put < 64) {
+        const auto size = static_cast<std::size_t>(put - buffer.get());
+        if (::write(fd, buffer.get(), size) != static_cast<ssize_t>(size)) std::abort();
+        put = buffer.get();
+        written += size;
+        if (written >= rewind_every) {
+          ::lseek(fd, 0, SEEK_SET);
+          written = 0;
+        }
+      }
+      constexpr std::string_view head = "    { \"field_", middle = "\", ", comma = ", ",
+                                 tail = " },\n";
+      const auto value = static_cast<std::uint32_t>(i);
+      put = std::copy(head.begin(), head.end(), put);
+      put = std::to_chars(put, put + 10, value).ptr;
+      put = std::copy(middle.begin(), middle.end(), put);
+      put = std::to_chars(put, put + 10, value).ptr;
+      put = std::copy(comma.begin(), comma.end(), put);
+      put = std::to_chars(put, put + 10, line_value(i)).ptr;
+      put = std::copy(tail.begin(), tail.end(), put);
+    }
+  }
+  ::close(fd);
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
 // A four-page reservation: the window runs out every 16 KiB and each call to overflow moves the
 // mapping, so this measures the slow path against std::filebuf's own buffer flush.
 mapout::options four_pages() {
@@ -191,6 +349,8 @@ void register_all() {
   add("sputc/mapout_streambuf", sputc<mapout_buffer>);
   add("sputc/std_filebuf", sputc<filebuf_writer>);
   add("sputc/stdio_putc_unlocked", putc_stdio);
+  add("sputc/buffer_loop_local_cursor", put_buffer_loop);
+  add("sputc/mapout_cursor_put", put_cursor);
   add("put/mapout_static", put<mapout_static>);
   add("put/mapout_std_ostream_ref", put<mapout_generic>);
   add("put/std_ofstream", put<ofstream_writer>);
@@ -215,6 +375,13 @@ void register_all() {
   add("int/mapout_static", integer<mapout_static>);
   add("int/mapout_std_ostream_ref", integer<mapout_generic>);
   add("int/std_ofstream", integer<ofstream_writer>);
+  add("line/to_chars_buffer", line_to_chars_buffer);
+  add("line/mapout_static_insert", line_insert<mapout_static>);
+  add("line/mapout_print", line_print);
+  add("line/mapout_print_compiled", line_print_compiled);
+  add("line/mapout_cursor_print_compiled", line_cursor_print_compiled);
+  add("line/fmt_output_file", line_fmt_output_file);
+  add("line/std_ofstream_insert", line_insert<ofstream_writer>);
   add("overflow_sputc/mapout_streambuf_4_pages", overflow_mapout);
   add("overflow_write64/mapout_static_4_pages", overflow_mapout_write);
   add("overflow_write64/std_ofstream", overflow_filebuf_write);

@@ -1,9 +1,10 @@
 // perf/seed_table: the experiment mapout grew from. 32 MiB of random bytes written one at a time
 // with stdio ("stupid"), into a mapping extended ahead of the writes ("clever"), and into a mapping
-// that SIGBUS extends ("signal"); user, system and wall time, medians of rotating rounds, each run
-// in a fresh child after perf::warm_up.
+// that SIGBUS extends ("signal"), through mapout::ostream::put and through mapout::cursor; user,
+// system and wall time, medians of rotating rounds, each run in a fresh child after perf::warm_up.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -27,6 +28,8 @@ constexpr contender contenders[] = {
     {"stupid", "stdio", "stdio putc_unlocked"},
     {"clever", "mapout-mapped", "mapout::ostream::put, file extended ahead (fallocate)"},
     {"signal", "mapout-sigbus", "mapout::ostream::put, file extended on SIGBUS"},
+    {"clever cursor", "mapout-cursor-mapped", "mapout::cursor::put, file extended ahead"},
+    {"signal cursor", "mapout-cursor-sigbus", "mapout::cursor::put, file extended on SIGBUS"},
 };
 
 std::string program_dir() {
@@ -75,7 +78,8 @@ int main(int argc, char** argv) try {
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t k = 0; k < chosen.size(); ++k) {
       const std::size_t index = (k + static_cast<std::size_t>(round)) % chosen.size();
-      const std::string path = dir + "/seed." + names[index]->name;
+      std::string path = dir + "/seed." + names[index]->name;
+      std::replace(path.begin(), path.end(), ' ', '-');
       samples[index].push_back(perf::run_once(*chosen[index], work, path));
       if (round == 0 && !(perf::file_digest(path) == expected)) {
         std::fprintf(stderr, "%s wrote the wrong bytes\n", names[index]->name);
@@ -87,7 +91,7 @@ int main(int argc, char** argv) try {
 
   std::printf("%llu MiB of random bytes, one byte per call, %s; medians of %d runs\n\n",
               static_cast<unsigned long long>(size >> 20), dir.c_str(), rounds);
-  std::printf("%-8s %8s %8s %8s %8s  %s\n", "", "usr s", "sys s", "wall s", "GB/s", "how");
+  std::printf("%-14s %8s %8s %8s %8s  %s\n", "", "usr s", "sys s", "wall s", "GB/s", "how");
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     std::vector<double> user, sys, wall;
     for (const perf::sample& s : samples[k]) {
@@ -95,7 +99,7 @@ int main(int argc, char** argv) try {
       sys.push_back(s.sys);
       wall.push_back(s.wall);
     }
-    std::printf("%-8s %8.3f %8.3f %8.3f %8.2f  %s\n", names[k]->name, perf::median(user),
+    std::printf("%-14s %8.3f %8.3f %8.3f %8.2f  %s\n", names[k]->name, perf::median(user),
                 perf::median(sys), perf::median(wall),
                 static_cast<double>(size) / perf::median(wall) / 1e9, names[k]->how);
   }

@@ -17,6 +17,7 @@ std::vector<writer> all_writers() {
 #endif
   add_syscall_writers(list);
   add_mapout_writers(list);
+  add_cursor_writers(list);
   return list;
 }
 

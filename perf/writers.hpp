@@ -61,5 +61,6 @@ void add_llvm_writers(std::vector<writer>& list);
 void add_boost_writers(std::vector<writer>& list);
 void add_syscall_writers(std::vector<writer>& list);
 void add_mapout_writers(std::vector<writer>& list);
+void add_cursor_writers(std::vector<writer>& list);
 
 }  // namespace perf

@@ -17,7 +17,11 @@
 
 namespace mapout {
 
+class cursor;
+
 namespace detail {
+struct formatted_store;
+
 // The types mapout::ostream inserts inline (char arrays and non-const strings decay or bind to
 // them), kept out of its catch-all operator<< so that they reach the inline members.
 template <typename T>
@@ -154,6 +158,9 @@ class MAPOUT_API ostream final : public std::ostream {
   }
 
  private:
+  friend class cursor;
+  friend struct detail::formatted_store;
+
   // True when std::ostream's sentry would do nothing: good state, nothing tied to flush, no
   // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base
   // reference). Each is read here rather than cached: base-class members change them unseen.

@@ -31,7 +31,8 @@ namespace mapout {
 //
 // Every call that takes a window is told the caller's cursor by its begin (the bytes up to it
 // were written) and hands the new window back in it. Errors from writing are sticky: once one
-// happened, error() keeps it and every later write fails.
+// happened, error() keeps it and every later write fails. While a mapout::cursor holds the window,
+// every call that takes one fails with EBUSY and changes nothing.
 class MAPOUT_API output_file {
  public:
   // The caller may store into [begin, end); begin is its cursor. It is empty before open, after
@@ -106,8 +107,17 @@ class MAPOUT_API output_file {
   std::string error_message() const;
   // What the streams throw for error(): what() is error_message(), code() is error().
   std::ios_base::failure error_exception() const;
+  // What the streams throw for a call that returned `ec`: error_exception() when error() is set,
+  // otherwise a failure that says why `ec` came without one (EBUSY: a cursor holds the window).
+  std::ios_base::failure exception_for(std::error_code ec) const;
+  // Whether a mapout::cursor holds the window (see mapout/cursor.hpp).
+  bool lent() const noexcept;
 
  private:
+  friend class cursor;
+  // Set and cleared only by the cursor that holds the window.
+  void set_lent(bool lent) noexcept;
+
   struct state;
   // Records EBADF for `operation` unless an earlier failure is kept, and returns it.
   std::error_code not_open(const char* operation) noexcept;

@@ -17,6 +17,10 @@
 
 namespace mapout {
 
+namespace detail {
+struct formatted_store;
+}  // namespace detail
+
 // A write-only std::basic_filebuf whose put area is a mapping of the file (or, for targets that
 // cannot be mapped, a buffer for write(2)): sputc and short sputn stay inline until the window is
 // used up, and nothing is copied on the way to the file.
@@ -77,6 +81,8 @@ class MAPOUT_API streambuf : public std::streambuf {
 
  private:
   friend class ostream;
+  friend class cursor;
+  friend struct detail::formatted_store;
 
   // mapout::ostream's inline path: stores the bytes and returns true when they fit before the
   // window's end. Strictly before, so that an empty window (closed file) never reaches memcpy with

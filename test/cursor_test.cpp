@@ -1,0 +1,461 @@
+// mapout::cursor: random interleavings of cursor and stream calls against std::ostringstream on
+// every strategy, across window ends and seeks; and the rules its header promises.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bytes.hpp"
+#include "mapout/cursor.hpp"
+#include "mapout/ostream.hpp"
+#include "mapout/streambuf.hpp"
+#include "strategies.hpp"
+#include "sys.hpp"
+#include "system_call_log.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::read_file;
+using mapout::test::temp_dir;
+
+// Every strategy, extension mode and a range of buffer sizes, so that window ends fall everywhere.
+std::vector<mapout::test::strategy_case> all_cases() {
+  std::vector<mapout::test::strategy_case> cases = mapout::test::strategies();
+  mapout::options sigbus = mapout::test::mapped();
+  sigbus.extension = mapout::extension::on_sigbus;
+  cases.push_back({"on_sigbus", sigbus});
+  cases.push_back({"automatic", mapout::options{}});
+  for (std::size_t size : {1, 7, 64}) {
+    cases.push_back({size == 1   ? "buffer 1"
+                     : size == 7 ? "buffer 7"
+                                 : "buffer 64",
+                     mapout::test::buffered(size)});
+  }
+  return cases;
+}
+
+// One random piece of text or number, written the same way through a cursor and a stream.
+struct piece {
+  int kind;
+  long long number;
+  std::string text;
+};
+
+piece draw_piece(std::mt19937& random) {
+  auto pick = [&](int low, int high) {
+    return std::uniform_int_distribution<int>(low, high)(random);
+  };
+  piece p{pick(0, 12), static_cast<long long>(random()) - static_cast<long long>(random()), {}};
+  if (pick(0, 3) == 0) {
+    const long long edges[] = {0, -1, LLONG_MIN, LLONG_MAX, INT_MIN, INT_MAX, 9, 10, 99, -100};
+    p.number = edges[pick(0, 9)];
+  }
+  const int length = pick(0, 4) == 0 ? pick(0, 300) : pick(0, 20);
+  for (int i = 0; i < length; ++i) p.text += static_cast<char>(pick(0, 255));
+  return p;
+}
+
+// Writes `p` through `out`: a cursor, or std::ostringstream (which prints integers as to_chars
+// does in its default state, as the cursor always does).
+template <typename Out>
+void write_piece(Out& out, const piece& p) {
+  const char c = p.text.empty() ? 'c' : p.text[0];
+  switch (p.kind) {
+    case 0:
+      out.put(c);
+      break;
+    case 1:
+      out.write(p.text.data(), p.text.size());
+      break;
+    case 2:
+      out << p.text;
+      break;
+    case 3:
+      out << std::string_view(p.text);
+      break;
+    case 4:
+      out << static_cast<signed char>(c) << static_cast<unsigned char>(c);
+      break;
+    case 5:
+      out << static_cast<short>(p.number) << ' ' << static_cast<unsigned short>(p.number);
+      break;
+    case 6:
+      out << static_cast<int>(p.number) << ' ' << static_cast<unsigned int>(p.number);
+      break;
+    case 7:
+      out << static_cast<long>(p.number) << ' ' << static_cast<unsigned long>(p.number);
+      break;
+    case 8:
+      out << p.number << ' ' << static_cast<unsigned long long>(p.number);
+      break;
+    case 9:
+      out << "literal " << 'x';
+      break;
+    default:
+      // Runs of single bytes, the cursor's reason to exist.
+      for (char b : p.text) out.put(b);
+      break;
+  }
+}
+
+void stream_write(std::ostream& out, const piece& p) {
+  out.write(p.text.data(), static_cast<std::streamsize>(p.text.size()));
+}
+
+TEST(Cursor, RandomInterleavingsMatchOstringstream) {
+  temp_dir dir;
+  const auto cases = all_cases();
+  for (unsigned seed = 0; seed < 300; ++seed) {
+    const auto& which = cases[seed % cases.size()];
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
+    std::mt19937 random(seed);
+    auto pick = [&](int low, int high) {
+      return std::uniform_int_distribution<int>(low, high)(random);
+    };
+    const auto path = dir / ("out" + std::to_string(seed));
+    mapout::ostream out(path, std::ios::out, which.opts);
+    ASSERT_TRUE(out.is_open());
+    std::ostringstream reference;
+    std::size_t size = 0;
+    for (int step = pick(5, 40); step > 0; --step) {
+      switch (pick(0, 4)) {
+        case 0: {
+          // A seek back into what was written, or to its end.
+          const auto position = static_cast<std::streamoff>(
+              pick(0, 1) == 0 ? size : static_cast<std::size_t>(pick(0, static_cast<int>(size))));
+          out.seekp(position);
+          reference.seekp(position);
+          break;
+        }
+        case 1: {
+          const piece p = draw_piece(random);
+          out << p.number << p.text;
+          reference << p.number << p.text;
+          break;
+        }
+        case 2: {
+          const piece p = draw_piece(random);
+          stream_write(out, p);
+          stream_write(reference, p);
+          break;
+        }
+        default: {
+          mapout::cursor put(out);
+          for (int calls = pick(1, 60); calls > 0; --calls) {
+            const piece p = draw_piece(random);
+            write_piece(put, p);
+            write_piece(reference, p);
+          }
+          if (pick(0, 1) == 0) put.release();
+          break;
+        }
+      }
+      ASSERT_TRUE(out.good());
+      size = std::max(size, static_cast<std::size_t>(reference.str().size()));
+    }
+    out.close();
+    ASSERT_TRUE(out.good());
+    ASSERT_EQ(read_file(path), reference.str());
+  }
+}
+
+TEST(Cursor, OnStreambufAndOutputFileMatchOstringstream) {
+  temp_dir dir;
+  const auto cases = all_cases();
+  for (unsigned seed = 0; seed < 80; ++seed) {
+    const auto& which = cases[seed % cases.size()];
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
+    std::mt19937 random(seed);
+    std::ostringstream reference;
+    mapout::streambuf buf;
+    ASSERT_NE(buf.open(dir / "buf", std::ios::out, which.opts), nullptr);
+    mapout::output_file file;
+    ASSERT_FALSE(file.open(dir / "file", std::ios::out, which.opts));
+    mapout::output_file::window view = file.current();
+    for (int round = 0; round < 6; ++round) {
+      const piece p = draw_piece(random);
+      {
+        mapout::cursor on_buf(buf);
+        mapout::cursor on_file(file, view);
+        for (int calls = 0; calls < 40; ++calls) {
+          const piece q = draw_piece(random);
+          write_piece(on_buf, q);
+          write_piece(on_file, q);
+          write_piece(reference, q);
+        }
+      }
+      buf.sputn(p.text.data(), static_cast<std::streamsize>(p.text.size()));
+      ASSERT_FALSE(file.write(view, p.text.data(), p.text.size()));
+      reference << p.text;
+    }
+    ASSERT_NE(buf.close(), nullptr);
+    ASSERT_FALSE(file.close(view));
+    EXPECT_EQ(read_file(dir / "buf"), reference.str());
+    EXPECT_EQ(read_file(dir / "file"), reference.str());
+  }
+}
+
+TEST(Cursor, IntegersAtTheirLimitsAndAtTheWindowsEnd) {
+  temp_dir dir;
+  // A buffer of 7 bytes puts the window's end inside every number.
+  mapout::ostream out(dir / "numbers", std::ios::out, mapout::test::buffered(7));
+  std::string expected;
+  auto expect = [&](auto value) {
+    char text[24];
+    expected.append(text, std::to_chars(text, text + sizeof text, value).ptr);
+    expected += ' ';
+  };
+  {
+    mapout::cursor put(out);
+    auto both = [&](auto value) {
+      put << value << ' ';
+      expect(value);
+    };
+    using limits_of = std::numeric_limits<long long>;
+    both(std::numeric_limits<short>::min());
+    both(std::numeric_limits<unsigned short>::max());
+    both(std::numeric_limits<int>::min());
+    both(std::numeric_limits<unsigned int>::max());
+    both(std::numeric_limits<long>::min());
+    both(std::numeric_limits<unsigned long>::max());
+    both(limits_of::min());
+    both(limits_of::max());
+    both(std::numeric_limits<unsigned long long>::max());
+    both(0);
+  }
+  out.close();
+  EXPECT_EQ(read_file(dir / "numbers"), expected);
+}
+
+TEST(Cursor, StreamCallsFailWhileACursorHoldsTheWindow) {
+  temp_dir dir;
+  for (const auto& which : all_cases()) {
+    SCOPED_TRACE(which.name);
+    mapout::ostream out(dir / "held", std::ios::out, which.opts);
+    out << "before ";
+    {
+      mapout::cursor put(out);
+      put << "cursor ";
+      out << "stream";
+      EXPECT_TRUE(out.bad());
+      out.clear();
+      out.put('p').write("w", 1);
+      EXPECT_TRUE(out.bad());
+      out.clear();
+      EXPECT_EQ(out.tellp(), std::streampos(-1));
+      out.clear();
+      out.seekp(0);
+      EXPECT_TRUE(out.fail());
+      out.clear();
+      out.flush();
+      EXPECT_TRUE(out.bad());
+      out.clear();
+      out.exceptions(std::ios::badbit);
+      try {
+        out << "thrown";
+        ADD_FAILURE() << "no exception";
+      } catch (const std::ios_base::failure& e) {
+        EXPECT_NE(std::string(e.what()).find("held by a mapout::cursor"), std::string::npos)
+            << e.what();
+        EXPECT_EQ(e.code(), std::errc::device_or_resource_busy);
+      }
+      out.exceptions(std::ios::goodbit);
+      out.clear();
+      put << "after";
+    }
+    EXPECT_TRUE(out.good());
+    out << " stream";
+    out.close();
+    EXPECT_TRUE(out.good());
+    EXPECT_EQ(read_file(dir / "held"), "before cursor after stream");
+  }
+}
+
+TEST(Cursor, CloseWhileACursorHoldsTheWindowFailsAndKeepsTheFile) {
+  temp_dir dir;
+  mapout::ostream out(dir / "close");
+  {
+    mapout::cursor put(out);
+    put << "kept";
+    out.close();
+    EXPECT_TRUE(out.fail());
+    EXPECT_TRUE(out.is_open());
+    put << " too";
+  }
+  out.clear();
+  out.close();
+  EXPECT_TRUE(out.good());
+  EXPECT_EQ(read_file(dir / "close"), "kept too");
+}
+
+TEST(Cursor, SecondCursorOnTheSameFileThrows) {
+  temp_dir dir;
+  mapout::ostream out(dir / "two");
+  mapout::cursor first(out);
+  EXPECT_THROW(mapout::cursor second(out), std::logic_error);
+  EXPECT_THROW(mapout::cursor second(*out.rdbuf()), std::logic_error);
+  first << "one";
+  first.release();
+  mapout::cursor second(out);
+  second << " two";
+  second.release();
+  out.close();
+  EXPECT_EQ(read_file(dir / "two"), "one two");
+}
+
+TEST(Cursor, OutputFileCallsReturnEbusyWhileLent) {
+  temp_dir dir;
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "lent"));
+  mapout::output_file::window view = file.current();
+  {
+    mapout::cursor put(file, view);
+    EXPECT_EQ(view.begin, nullptr);
+    EXPECT_TRUE(file.lent());
+    put << "cursor";
+    mapout::output_file::window stale{};
+    EXPECT_EQ(file.write(stale, "x", 1), std::errc::device_or_resource_busy);
+    EXPECT_EQ(file.make_room(stale, 1), std::errc::device_or_resource_busy);
+    EXPECT_EQ(file.flush(stale), std::errc::device_or_resource_busy);
+    EXPECT_EQ(file.tell(stale), -1);
+    EXPECT_EQ(file.close(stale), std::errc::device_or_resource_busy);
+    EXPECT_FALSE(file.error());
+    put << '!';
+  }
+  EXPECT_FALSE(file.lent());
+  EXPECT_EQ(file.tell(view), 7);
+  ASSERT_FALSE(file.close(view));
+  EXPECT_EQ(read_file(dir / "lent"), "cursor!");
+}
+
+TEST(Cursor, UnwindingHandsThePositionBack) {
+  temp_dir dir;
+  for (const auto& which : all_cases()) {
+    SCOPED_TRACE(which.name);
+    mapout::ostream out(dir / "unwound", std::ios::out, which.opts);
+    std::string expected;
+    try {
+      mapout::cursor put(out);
+      for (int i = 0; i < 5000; ++i) put << i << ',';
+      throw std::runtime_error("generator failed");
+    } catch (const std::runtime_error&) {
+    }
+    for (int i = 0; i < 5000; ++i) expected += std::to_string(i) + ',';
+    out << "end";
+    out.close();
+    EXPECT_TRUE(out.good());
+    EXPECT_EQ(read_file(dir / "unwound"), expected + "end");
+  }
+}
+
+TEST(Cursor, UseAfterReleaseThrows) {
+  temp_dir dir;
+  mapout::ostream out(dir / "released");
+  mapout::cursor put(out);
+  put << "a";
+  put.release();
+  EXPECT_THROW(put.put('b'), std::logic_error);
+  EXPECT_THROW(put << "longer text", std::logic_error);
+  out << "c";
+  out.close();
+  EXPECT_EQ(read_file(dir / "released"), "ac");
+}
+
+TEST(Cursor, StreamThatIsNotGoodReceivesNothing) {
+  temp_dir dir;
+  mapout::ostream out(dir / "bad");
+  out << "kept";
+  out.setstate(std::ios::failbit);
+  {
+    mapout::cursor put(out);
+    for (int i = 0; i < 100000; ++i) put << "dropped";
+  }
+  EXPECT_EQ(out.rdstate(), std::ios::failbit);
+  out.clear();
+  out.close();
+  EXPECT_EQ(read_file(dir / "bad"), "kept");
+}
+
+// A sentry for the cursor's whole life: tie() flushed when it is made, unitbuf when it ends.
+TEST(Cursor, FlushesTieWhenMadeAndUnitbufWhenReleased) {
+  struct counting_buf : std::stringbuf {
+    int syncs = 0;
+    int sync() override {
+      ++syncs;
+      return 0;
+    }
+  } tied_buf;
+  std::ostream tied(&tied_buf);
+  mapout::ostream out("/dev/null");
+  out.tie(&tied);
+  out << std::unitbuf;
+  const int syncs_before = tied_buf.syncs;
+  const mapout::test::system_call_log calls;
+  {
+    mapout::cursor put(out);
+    EXPECT_EQ(tied_buf.syncs, syncs_before + 1);
+    for (int i = 0; i < 1000; ++i) put << 'x';
+    EXPECT_EQ(calls.writes(), 0);
+  }
+  EXPECT_EQ(calls.writes(), 1);
+  EXPECT_TRUE(out.good());
+}
+
+ssize_t full_disk_write(int, const void*, std::size_t) {
+  errno = ENOSPC;
+  return -1;
+}
+
+TEST(Cursor, FullDiskReportsWhereTheOwnerKeepsErrors) {
+  temp_dir dir;
+  const auto opts = mapout::test::buffered(16);
+  mapout::ostream out(dir / "stream", std::ios::out, opts);
+  mapout::streambuf buf;
+  ASSERT_NE(buf.open(dir / "buf", std::ios::out, opts), nullptr);
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "file", std::ios::out, opts));
+  mapout::output_file::window view = file.current();
+  mapout::detail::sys().write = full_disk_write;
+  {
+    mapout::cursor put(out);
+    for (int i = 0; i < 100; ++i) put << "0123456789";
+  }
+  EXPECT_TRUE(out.bad());
+  out.clear();
+  out.exceptions(std::ios::badbit);
+  try {
+    mapout::cursor put(out);
+    for (int i = 0; i < 100; ++i) put << "0123456789";
+    ADD_FAILURE() << "no exception";
+  } catch (const std::ios_base::failure& e) {
+    EXPECT_EQ(e.code(), std::errc::no_space_on_device) << e.what();
+  }
+  try {
+    mapout::cursor put(buf);
+    for (int i = 0; i < 100; ++i) put << "0123456789";
+    ADD_FAILURE() << "no exception";
+  } catch (const std::ios_base::failure& e) {
+    EXPECT_EQ(e.code(), std::errc::no_space_on_device) << e.what();
+  }
+  {
+    mapout::cursor put(file, view);
+    for (int i = 0; i < 100; ++i) put << "0123456789";
+  }
+  EXPECT_EQ(file.error(), std::errc::no_space_on_device);
+  mapout::detail::sys() = mapout::detail::real_system_calls();
+  out.exceptions(std::ios::goodbit);
+  out.close();
+  buf.close();
+  file.close(view);
+}
+
+}  // namespace

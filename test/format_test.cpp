@@ -1,0 +1,266 @@
+// mapout::print against fmt::format: random interleavings with stream and cursor calls across
+// window ends and seeks, every argument type fmt takes, and fmt's own errors.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mapout/format.hpp"
+#include "strategies.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::read_file;
+using mapout::test::temp_dir;
+
+struct point {
+  int x;
+  int y;
+};
+
+}  // namespace
+
+template <>
+struct fmt::formatter<point> {
+  constexpr auto parse(fmt::format_parse_context& context) { return context.begin(); }
+  template <typename Context>
+  auto format(const point& p, Context& context) const {
+    return fmt::format_to(context.out(), "({}, {})", p.x, p.y);
+  }
+};
+
+namespace {
+
+std::vector<mapout::test::strategy_case> all_cases() {
+  std::vector<mapout::test::strategy_case> cases = mapout::test::strategies();
+  mapout::options sigbus = mapout::test::mapped();
+  sigbus.extension = mapout::extension::on_sigbus;
+  cases.push_back({"on_sigbus", sigbus});
+  cases.push_back({"buffer 1", mapout::test::buffered(1)});
+  cases.push_back({"buffer 7", mapout::test::buffered(7)});
+  cases.push_back({"buffer 64", mapout::test::buffered(64)});
+  return cases;
+}
+
+// Prints one random line through `out` (a mapout::ostream or mapout::cursor) and returns what
+// fmt::format makes of the same call.
+template <typename Out>
+std::string print_random(Out& out, std::mt19937& random) {
+  const auto number = static_cast<long long>(random()) - static_cast<long long>(random());
+  std::string text(std::uniform_int_distribution<int>(0, 200)(random), 'a');
+  for (char& c : text) c = static_cast<char>(std::uniform_int_distribution<int>(1, 255)(random));
+  switch (std::uniform_int_distribution<int>(0, 6)(random)) {
+    case 5:
+      mapout::print(out, FMT_COMPILE("{} = {};\n"), text, number);
+      return fmt::format("{} = {};\n", text, number);
+    case 6:
+      mapout::print(out, FMT_COMPILE("{:>12x}|{}|{:.3f}"), number, point{5, 6}, 1.0 / 3);
+      return fmt::format("{:>12x}|{}|{:.3f}", number, point{5, 6}, 1.0 / 3);
+    case 0:
+      mapout::print(out, FMT_STRING("{} = {};\n"), text, number);
+      return fmt::format(FMT_STRING("{} = {};\n"), text, number);
+    case 1:
+      mapout::print(out, "{:>12x}|{:+}|{}", number, static_cast<int>(number), point{1, -2});
+      return fmt::format("{:>12x}|{:+}|{}", number, static_cast<int>(number), point{1, -2});
+    case 2:
+      mapout::print(out, "{:.3f} {}", static_cast<double>(number) / 7, 1e300);
+      return fmt::format("{:.3f} {}", static_cast<double>(number) / 7, 1e300);
+    case 3:
+      mapout::print(out, "no arguments");
+      return "no arguments";
+    default:
+      mapout::print(out, "{:*^{}}", std::string_view(text), text.size() + 9);
+      return fmt::format("{:*^{}}", std::string_view(text), text.size() + 9);
+  }
+}
+
+TEST(Print, RandomInterleavingsMatchFmtFormat) {
+  temp_dir dir;
+  const auto cases = all_cases();
+  for (unsigned seed = 0; seed < 200; ++seed) {
+    const auto& which = cases[seed % cases.size()];
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
+    std::mt19937 random(seed);
+    auto pick = [&](int low, int high) {
+      return std::uniform_int_distribution<int>(low, high)(random);
+    };
+    const auto path = dir / ("out" + std::to_string(seed));
+    mapout::ostream out(path, std::ios::out, which.opts);
+    std::ostringstream reference;
+    for (int step = pick(5, 40); step > 0; --step) {
+      switch (pick(0, 3)) {
+        case 0: {
+          const auto end = static_cast<std::streamoff>(reference.str().size());
+          const std::streamoff position = pick(0, 1) == 0 ? end : pick(0, static_cast<int>(end));
+          out.seekp(position);
+          reference.seekp(position);
+          break;
+        }
+        case 1:
+          reference << print_random(out, random);
+          break;
+        case 2: {
+          const int value = pick(INT_MIN, INT_MAX);
+          out << value << '\n';
+          reference << value << '\n';
+          break;
+        }
+        default: {
+          mapout::cursor put(out);
+          for (int calls = pick(1, 30); calls > 0; --calls) {
+            if (pick(0, 1) == 0) {
+              reference << print_random(put, random);
+            } else {
+              put << calls << ' ';
+              reference << calls << ' ';
+            }
+          }
+          break;
+        }
+      }
+      ASSERT_TRUE(out.good());
+    }
+    out.close();
+    ASSERT_TRUE(out.good());
+    ASSERT_EQ(read_file(path), reference.str());
+  }
+}
+
+TEST(Print, EveryArgumentType) {
+  temp_dir dir;
+  mapout::ostream out(dir / "types", std::ios::out, mapout::test::buffered(5));
+  std::string expected;
+  auto both = [&](auto value) {
+    mapout::print(out, "{}|", value);
+    mapout::print(out, FMT_COMPILE("{}|"), value);
+    {
+      mapout::cursor put(out);
+      mapout::print(put, "{}|", value);
+      mapout::print(put, FMT_COMPILE("{}|"), value);
+    }
+    for (int i = 0; i < 4; ++i) expected += fmt::format("{}|", value);
+  };
+  both(std::numeric_limits<signed char>::min());
+  both(std::numeric_limits<unsigned char>::max());
+  both(std::numeric_limits<short>::min());
+  both(std::numeric_limits<unsigned short>::max());
+  both(std::numeric_limits<int>::min());
+  both(std::numeric_limits<unsigned int>::max());
+  both(std::numeric_limits<long>::min());
+  both(std::numeric_limits<unsigned long>::max());
+  both(std::numeric_limits<long long>::min());
+  both(std::numeric_limits<unsigned long long>::max());
+  both(0.1f);
+  both(-2.5e-300);
+  both(std::numeric_limits<double>::infinity());
+  both(1.0L / 3);
+  both('c');
+  both(true);
+  both("c string");
+  both(std::string("std::string"));
+  both(std::string_view("string_view"));
+  both(point{3, 4});
+  both(static_cast<const void*>(nullptr));
+  out.close();
+  EXPECT_EQ(read_file(dir / "types"), expected);
+}
+
+TEST(Print, FormatErrorsAreFmtsOwn) {
+  temp_dir dir;
+  mapout::ostream out(dir / "errors");
+  mapout::print(out, "ok ");
+  EXPECT_THROW(mapout::print(out, fmt::runtime("{} {}"), 1), fmt::format_error);
+  EXPECT_THROW(mapout::print(out, fmt::runtime("{:d}"), "text"), fmt::format_error);
+  {
+    mapout::cursor put(out);
+    EXPECT_THROW(mapout::print(put, fmt::runtime("{"), 1), fmt::format_error);
+    mapout::print(put, "still ");
+  }
+  // The stream is untouched by an error fmt reports.
+  EXPECT_TRUE(out.good());
+  mapout::print(out, "good");
+  out.close();
+  EXPECT_EQ(read_file(dir / "errors"), "ok still good");
+}
+
+// print on a stream is one unformatted output: a sentry, no width, no locale.
+TEST(Print, StreamStateAppliesAsToWrite) {
+  temp_dir dir;
+  mapout::ostream out(dir / "state");
+  out.width(20);
+  out << std::hex << std::showpos;
+  mapout::print(out, "{}", 255);
+  out.setstate(std::ios::failbit);
+  mapout::print(out, "dropped");
+  mapout::print(out, FMT_COMPILE("dropped"));
+  out.clear();
+  {
+    mapout::cursor put(out);
+    mapout::print(out, "refused");
+    EXPECT_TRUE(out.bad());
+    out.clear();
+    mapout::print(out, FMT_COMPILE("refused"));
+    EXPECT_TRUE(out.bad());
+    mapout::print(put, " cursor");
+  }
+  out.clear();
+  mapout::print(out, " {}", "end");
+  out.close();
+  EXPECT_EQ(read_file(dir / "state"), "255 cursor end");
+}
+
+// A line longer than every window the buffer gives takes the slow path, whole.
+TEST(Print, TextLongerThanTheWindow) {
+  temp_dir dir;
+  mapout::ostream out(dir / "long", std::ios::out, mapout::test::buffered(16));
+  const std::string text(100000, 'x');
+  mapout::print(out, "<{}>", text);
+  mapout::print(out, FMT_COMPILE("<{}>"), text);
+  {
+    mapout::cursor put(out);
+    mapout::print(put, "<{}>", text);
+    mapout::print(put, FMT_COMPILE("<{}>"), text);
+  }
+  out.close();
+  std::string expected;
+  for (int i = 0; i < 4; ++i) expected += "<" + text + ">";
+  EXPECT_EQ(read_file(dir / "long"), expected);
+}
+
+// A compiled format of plain fields goes straight to the window when its longest text fits; one
+// with specs, an index or a type of unknown length is measured first. Both at every window end.
+TEST(Print, CompiledFormatsAtEveryWindowEnd) {
+  temp_dir dir;
+  for (std::size_t buffer_size = 1; buffer_size < 90; buffer_size += 3) {
+    SCOPED_TRACE("buffer " + std::to_string(buffer_size));
+    const auto path = dir / ("compiled" + std::to_string(buffer_size));
+    mapout::ostream out(path, std::ios::out, mapout::test::buffered(buffer_size));
+    std::string expected;
+    const std::string text = "text";
+    for (long long i = -30; i < 30; ++i) {
+      const long long number = i * 12345678901;
+      mapout::print(out, FMT_COMPILE("{{{}}} {} {}\n"), number, text, i % 2 == 0);
+      expected += fmt::format("{{{}}} {} {}\n", number, text, i % 2 == 0);
+      mapout::print(out, FMT_COMPILE("{1}{0:>9}{2}"), number, 'c', 0.5);
+      expected += fmt::format("{1}{0:>9}{2}", number, 'c', 0.5);
+      {
+        mapout::cursor put(out);
+        mapout::print(put, FMT_COMPILE("[{}|{}]"), static_cast<unsigned char>(i), text);
+        mapout::print(put, FMT_COMPILE("{}"), point{static_cast<int>(i), 0});
+      }
+      expected += fmt::format("[{}|{}]", static_cast<unsigned char>(i), text);
+      expected += fmt::format("{}", point{static_cast<int>(i), 0});
+    }
+    out.close();
+    ASSERT_EQ(read_file(path), expected);
+  }
+}
+
+}  // namespace
