@@ -45,6 +45,14 @@ std::vector<seeking_case> seeking_cases() {
           {"mapped", mapout::test::mapped(page_size()), false}};
 }
 
+// While alive, files are on a file system where automatic maps, if the case asks for one.
+struct file_system_of {
+  explicit file_system_of(const seeking_case& c) {
+    if (c.maps_where_automatic_maps) unmeasured.emplace();
+  }
+  std::optional<mapout::test::on_unmeasured_file_system> unmeasured;
+};
+
 // Writes `lead` bytes, then a record whose length is patched behind it, then a tail, to both
 // streams; each position must agree.
 template <class Stream>
@@ -62,8 +70,7 @@ TEST(Seeking, PatchStraddlingEveryBoundaryMatchesOstringstream) {
   const std::size_t page = page_size();
   for (const seeking_case& c : seeking_cases()) {
     SCOPED_TRACE(c.name);
-    std::optional<mapout::test::on_unmeasured_file_system> unmeasured;
-    if (c.maps_where_automatic_maps) unmeasured.emplace();
+    const file_system_of place(c);
     temp_dir dir;
     for (std::size_t boundary : {page, 2 * page, 3 * page}) {
       for (std::size_t lead = boundary - 12; lead <= boundary + 2; ++lead) {
@@ -84,8 +91,7 @@ TEST(Seeking, PatchStraddlingEveryBoundaryMatchesOstringstream) {
 TEST(Seeking, SeekBackBeforeAnyByteWasWritten) {
   for (const seeking_case& c : seeking_cases()) {
     SCOPED_TRACE(c.name);
-    std::optional<mapout::test::on_unmeasured_file_system> unmeasured;
-    if (c.maps_where_automatic_maps) unmeasured.emplace();
+    const file_system_of place(c);
     temp_dir dir;
     mapout::ostream out(dir / "out", std::ios::out, c.opts);
     out.seekp(0);
@@ -109,8 +115,7 @@ TEST(Seeking, PastTheEndAndBackLeavesZerosAndTheRightEnd) {
   const std::size_t page = page_size();
   for (const seeking_case& c : seeking_cases()) {
     SCOPED_TRACE(c.name);
-    std::optional<mapout::test::on_unmeasured_file_system> unmeasured;
-    if (c.maps_where_automatic_maps) unmeasured.emplace();
+    const file_system_of place(c);
     temp_dir dir;
     mapout::ostream out(dir / "out", std::ios::out, c.opts);
     out << "head";
@@ -178,8 +183,7 @@ TEST(Seeking, FullDiskWhilePatchingIsEnospc) {
   for (const seeking_case& c : seeking_cases()) {
     SCOPED_TRACE(c.name);
     const auto child = run_in_child([&] {
-      std::optional<mapout::test::on_unmeasured_file_system> unmeasured;
-      if (c.maps_where_automatic_maps) unmeasured.emplace();
+      const file_system_of place(c);
       const std::string bytes = pattern(2 << 20);
       mapout::ostream out(fs / "f", std::ios::out, c.opts);
       out.write(bytes.data(), 100 << 10);
@@ -210,8 +214,7 @@ TEST(Seeking, FileTruncatedByAnotherProcessWhilePatching) {
     SCOPED_TRACE(c.name);
     temp_dir dir;
     const auto child = run_in_child([&] {
-      std::optional<mapout::test::on_unmeasured_file_system> unmeasured;
-      if (c.maps_where_automatic_maps) unmeasured.emplace();
+      const file_system_of place(c);
       const std::string bytes = pattern(1 << 20);
       mapout::ostream out(dir / "f", std::ios::out, c.opts);
       out.write(bytes.data(), 256 << 10);

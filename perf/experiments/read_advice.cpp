@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "read_runner.hpp"
-#include "stats.hpp"
+#include "../read_runner.hpp"
+#include "../stats.hpp"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
