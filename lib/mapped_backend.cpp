@@ -12,7 +12,6 @@
 #include <new>
 
 #include "file_extension.hpp"
-#include "target.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -60,7 +59,6 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   if (guarded) {
     if (failure why = mapped->guard_.arm(file.fd.get(), extends_on_fault)) return why;
   }
-  mapped->small_folios_ = !on_tmpfs(file.fd.get());
   if (failure why = mapped->move_mapping(position)) return why;
   mapped->set_window(position);
   out = std::move(mapped);
@@ -106,10 +104,6 @@ failure mapped_backend::move_mapping(std::uint64_t position) noexcept {
                                static_cast<off_t>(offset));
   if (map == MAP_FAILED) return file_.fail("mmap");
   map_ = static_cast<char*>(map);
-  // A write fault reads the page first, and readahead would fill large folios: fresh high-order
-  // pages that cost several times write(2)'s copy to zero here (docs/decisions.md, "where a
-  // mapping's streaming time goes"). Advice only: where it is refused nothing changes.
-  if (small_folios_) retry_on_eintr(sys().madvise, map, mapping_size_, MADV_NOHUGEPAGE);
   map_offset_ = offset;
   populated_begin_ = populated_end_ = offset;
   guard_.cover(map_, mapping_size_, offset);

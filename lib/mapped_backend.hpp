@@ -82,9 +82,6 @@ class mapped_backend final : public backend {
   std::uint64_t populated_begin_ = 0;
   std::uint64_t populated_end_ = 0;
   bool populates_;
-  // Not on tmpfs: the mapping asks for small folios (MADV_NOHUGEPAGE), which tmpfs has anyway
-  // unless mounted with huge pages, where they are worth keeping.
-  bool small_folios_ = false;
   pid_t owner_;  // the process that opened the file: a forked child never cuts it
   sigbus_guard guard_;
 };

@@ -64,9 +64,4 @@ target_kind kind_of(int fd) noexcept {
                                                          : target_kind::mapping_wins;
 }
 
-bool on_tmpfs(int fd) noexcept {
-  struct statfs fs;
-  return retry_on_eintr(sys().fstatfs, fd, &fs) == 0 && static_cast<long>(fs.f_type) == TMPFS_MAGIC;
-}
-
 }  // namespace mapout::detail

@@ -30,7 +30,4 @@ enum class target_kind {
 
 target_kind kind_of(int fd) noexcept;
 
-// Whether the open file lives on tmpfs (false where fstatfs fails).
-bool on_tmpfs(int fd) noexcept;
-
 }  // namespace mapout::detail
