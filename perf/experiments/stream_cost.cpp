@@ -87,8 +87,12 @@ sample run(const variant& v, const std::string& path, std::uint64_t bytes, bool 
   }
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
   auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
-  return {wall.count(), seconds(usage.ru_utime), seconds(usage.ru_stime), double(usage.ru_minflt),
-          double(usage.ru_nvcsw)};
+  return {wall.count(),
+          seconds(usage.ru_utime),
+          seconds(usage.ru_stime),
+          double(usage.ru_minflt),
+          double(usage.ru_nvcsw),
+          double(usage.ru_nivcsw)};
 }
 
 }  // namespace
