@@ -8,23 +8,12 @@
 #include <exception>
 #include <iostream>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "flat.hpp"
 
 namespace {
-
-std::vector<std::string> random_strings(std::size_t count) {
-  std::mt19937 random(42);
-  std::vector<std::string> strings(count);
-  for (std::string& s : strings) {
-    s.resize(100 + random() % 101);  // 150 bytes on average
-    for (char& c : s) c = static_cast<char>('a' + random() % 26);
-  }
-  return strings;
-}
 
 template <typename Step>
 double seconds(Step step) {
@@ -42,7 +31,7 @@ int main(int argc, char** argv) try {
   }
   const char* path = argv[1];
   const std::size_t count = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
-  const std::vector<std::string> strings = random_strings(count);
+  const std::vector<std::string> strings = flat::random_strings(count);
 
   const double wrote = seconds([&] {
     mapout::ostream out(path, std::ios::binary);

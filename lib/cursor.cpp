@@ -60,18 +60,7 @@ cursor::taken cursor::take(output_file& file, output_file::window& view) {
 }
 
 cursor::refilled cursor::put_through(owner held, char* put, char c) noexcept {
-  if (held.kind == owner_kind::dropping) return {{put, put}, false};
-  if (held.kind == owner_kind::released) return {{put, put}, true};
-  if (stream_is_bad(held)) return {{put, put}, false};
-  output_file::window view{put, put};
-  output_file& file = file_of(held);
-  file.set_lent(false);
-  const std::error_code ec = file.make_room(view, 1);
-  file.set_lent(true);
-  // After a failure the window is empty at the cursor, so that every later call comes back here.
-  if (ec) return {{view.begin, view.begin}, true};
-  *view.begin++ = c;
-  return {view, false};
+  return write_through(held, put, &c, 1);
 }
 
 cursor::refilled cursor::write_through(owner held, char* put, const char* data,
@@ -84,6 +73,7 @@ cursor::refilled cursor::write_through(owner held, char* put, const char* data,
   file.set_lent(false);
   const std::error_code ec = file.write(view, data, size);
   file.set_lent(true);
+  // After a failure the window is empty at the cursor, so that every later call comes back here.
   if (ec) return {{view.begin, view.begin}, true};
   return {view, false};
 }

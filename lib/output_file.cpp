@@ -261,10 +261,11 @@ void output_file::set_lent(bool lent) noexcept {
 }
 
 template <class Call>
-std::error_code output_file::forward(window& view, const char* operation, Call call) noexcept {
+std::error_code output_file::forward(window& view, const char* operation, bool may_map,
+                                     Call call) noexcept {
   if (lent()) return std::make_error_code(std::errc::device_or_resource_busy);
   if (!is_open()) return not_open(operation);
-  view.begin = state_->before_call(view.begin, false);
+  view.begin = state_->before_call(view.begin, may_map);
   const failure why = call(*state_->backend, view.begin);
   view = state_->backend->current();
   state_->take_window();
@@ -272,21 +273,19 @@ std::error_code output_file::forward(window& view, const char* operation, Call c
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
-  if (is_open() && !lent()) view.begin = state_->before_call(view.begin, true);
-  return forward(view, "write",
+  return forward(view, "write", true,
                  [&](detail::backend& b, char* put) { return b.make_room(put, wanted); });
 }
 
 std::error_code output_file::write(window& view, const char* data, std::size_t size) noexcept {
-  if (is_open() && !lent()) {
-    state& s = *state_;
-    view.begin = s.before_call(view.begin, true);
+  return forward(view, "write", true, [&](detail::backend& b, char* put) {
     // The bytes go in at the cursor, past the window perhaps: they are compared from here.
-    if (s.comparison && s.comparison->comparing())
+    state& s = *state_;
+    if (s.comparison && s.comparison->comparing()) {
       s.comparison->written(s.compared_offset, data, size);
-  }
-  return forward(view, "write",
-                 [&](detail::backend& b, char* put) { return b.write(put, data, size); });
+    }
+    return b.write(put, data, size);
+  });
 }
 
 std::int64_t output_file::tell(const window& view) const noexcept {
@@ -296,7 +295,7 @@ std::int64_t output_file::tell(const window& view) const noexcept {
 std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
                                std::error_code& ec) noexcept {
   std::int64_t position = -1;
-  ec = forward(view, "seek", [&](detail::backend& b, char* put) {
+  ec = forward(view, "seek", false, [&](detail::backend& b, char* put) {
     failure why;
     position = b.seek(put, offset, dir, why);
     return why;
@@ -305,15 +304,17 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
 }
 
 std::error_code output_file::flush(window& view) noexcept {
-  return forward(view, "flush", [](detail::backend& b, char* put) { return b.flush(put); });
+  return forward(view, "flush", false, [](detail::backend& b, char* put) { return b.flush(put); });
 }
 
 std::error_code output_file::publish(window& view) noexcept {
-  return forward(view, "publish", [](detail::backend& b, char* put) { return b.publish(put); });
+  return forward(view, "publish", false,
+                 [](detail::backend& b, char* put) { return b.publish(put); });
 }
 
 std::error_code output_file::persist(window& view) noexcept {
-  return forward(view, "persist", [](detail::backend& b, char* put) { return b.persist(put); });
+  return forward(view, "persist", false,
+                 [](detail::backend& b, char* put) { return b.persist(put); });
 }
 
 std::error_code output_file::close(window& view) noexcept {

@@ -65,16 +65,6 @@ std::uint64_t sum_of_bytes(const Table& table) {
   return sum;
 }
 
-std::vector<std::string> random_strings(std::size_t count) {
-  std::mt19937 random(42);
-  std::vector<std::string> strings(count);
-  for (std::string& s : strings) {
-    s.resize(100 + random() % 101);  // 150 bytes on average
-    for (char& c : s) c = static_cast<char>('a' + random() % 26);
-  }
-  return strings;
-}
-
 // Lines of 0 to 120 characters, written in 4 MiB blocks so that ext4 caches them in large folios
 // as it would a file copied or downloaded.
 void write_text(const std::string& path, std::uint64_t bytes) {
@@ -472,7 +462,7 @@ int main(int argc, char** argv) try {
       s.rounds);
 
   std::vector<std::string> strings;
-  if (wanted(s, "flat") || wanted(s, "roundtrip")) strings = random_strings(s.strings);
+  if (wanted(s, "flat") || wanted(s, "roundtrip")) strings = flat::random_strings(s.strings);
   std::uint64_t flat_bytes = 0;
   for (const std::string& string : strings) flat_bytes += string.size() + 8;
 

@@ -14,6 +14,19 @@
 namespace perf {
 namespace {
 
+// write(2) until every byte is taken, across short and interrupted writes.
+void write_fully(int fd, const char* data, std::size_t size, const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("write", path);
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
 class write_buffer_sink {
  public:
   explicit write_buffer_sink(const std::string& path, bool positioned = false)
@@ -70,15 +83,7 @@ class write_buffer_sink {
       written_ += size;
       return;
     }
-    while (size > 0) {
-      const ssize_t n = ::write(fd_, data, size);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw_errno("write", path_);
-      }
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
+    write_fully(fd_, data, size, path_);
   }
   // pwrite(2) at `offset`, whatever the buffer holds.
   void write_around(std::uint64_t offset, const char* data, std::size_t size) {
@@ -153,17 +158,7 @@ class buffer_file {
     write_all(begin(), static_cast<std::size_t>(put - begin()));
     return begin();
   }
-  void write_all(const char* data, std::size_t size) {
-    while (size > 0) {
-      const ssize_t n = ::write(fd_, data, size);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw_errno("write", path_);
-      }
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
-  }
+  void write_all(const char* data, std::size_t size) { write_fully(fd_, data, size, path_); }
   void close(const char* put) {
     flush(put);
     const int fd = fd_;

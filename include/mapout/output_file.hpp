@@ -122,8 +122,9 @@ class MAPOUT_API output_file {
   // Records EBADF for `operation` unless an earlier failure is kept, and returns it.
   std::error_code not_open(const char* operation) noexcept;
   // Makes `call` with the caller's cursor and hands the backend's new window back in view.
+  // `may_map`: a call that writes, where the first buffer may hand over to the mapping first.
   template <class Call>
-  std::error_code forward(window& view, const char* operation, Call call) noexcept;
+  std::error_code forward(window& view, const char* operation, bool may_map, Call call) noexcept;
 
   std::unique_ptr<state> state_;
 };
