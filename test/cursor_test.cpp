@@ -337,6 +337,26 @@ TEST(Cursor, OutputFileCallsReturnEbusyWhileLent) {
   EXPECT_EQ(read_file(dir / "lent"), "cursor!");
 }
 
+// With atomic, discard() would drop the temporary under the cursor: it is refused like the rest.
+TEST(Cursor, DiscardOfAnAtomicFileIsRefusedWhileLent) {
+  temp_dir dir;
+  mapout::options opts;
+  opts.atomic = true;
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "lent", std::ios::out, opts));
+  mapout::output_file::window view = file.current();
+  {
+    mapout::cursor put(file, view);
+    put << "cursor";
+    mapout::output_file::window stale{};
+    EXPECT_EQ(file.discard(stale), std::errc::device_or_resource_busy);
+    EXPECT_TRUE(file.is_open());
+    put << '!';
+  }
+  ASSERT_FALSE(file.close(view));
+  EXPECT_EQ(read_file(dir / "lent"), "cursor!");
+}
+
 TEST(Cursor, UnwindingHandsThePositionBack) {
   temp_dir dir;
   for (const auto& which : all_cases()) {
