@@ -121,7 +121,7 @@ case "$mode" in
     configure build-tsan -Dperf=disabled -Dbuildtype=debugoptimized -Db_sanitize=thread \
       -Db_lundef=false
     quietly ninja -C build-tsan
-    GTEST_FILTER='Concurrency.*:SigbusMode.*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
+    GTEST_FILTER='Concurrency.*:SigbusMode.*:BackgroundPopulate.LargeFile*:BackgroundPopulate.Refused*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
     ;;
   perf)
     configure build -Dwerror=true -Dperf=enabled

@@ -36,6 +36,11 @@ constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
 // closing ftruncate slower (docs/decisions.md, "populate").
 constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
 
+// A file that grows past this streams on with a thread populating its pages this far ahead
+// (docs/decisions.md, "populating from a second thread"); a smaller one is not worth a thread.
+constexpr std::uint64_t background_from = std::uint64_t{8} << 20;
+constexpr std::uint64_t background_lead = std::uint64_t{4} << 20;
+
 const failure blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"};
 
 }  // namespace
@@ -77,6 +82,9 @@ mapped_backend::mapped_backend(open_file& file, std::uint64_t size, std::size_t 
 }
 
 mapped_backend::~mapped_backend() {
+  halt_background();
+  // A forked child has the thread's memory but not the thread: joining it would never return.
+  if (::getpid() != owner_) static_cast<void>(populator_.release());
   guard_.uncover();
   if (map_) sys().munmap(map_, mapping_size_);
 }
@@ -89,6 +97,7 @@ void mapped_backend::take_cursor(char* put) noexcept {
 }
 
 failure mapped_backend::unmap() noexcept {
+  halt_background();
   char* const map = map_;
   map_ = nullptr;
   window_ = {};
@@ -128,11 +137,25 @@ void mapped_backend::populate(std::uint64_t needed) noexcept {
     // After a seek back, the stores fault in what this call needs themselves: a writer that
     // scatters blocks would otherwise populate a step for each (docs/decisions.md, "populate").
     // The window still ends there, so that a writer streaming on from there populates again.
+    halt_background();
     populated_begin_ = page_floor(cursor_);
     populated_end_ = std::min(limit, page_ceiling(needed));
     return;
   }
   if (needed <= populated_end_) return;
+  if (page_populator* const populator = background(needed)) {
+    // The file may end before `needed` after a partial extension: no page past it is populated.
+    const std::uint64_t wanted = std::min(limit, page_ceiling(needed));
+    const std::uint64_t target = std::min(limit, page_ceiling(needed + background_lead));
+    char* const done =
+        populator->populate(map_ + (wanted - map_offset_), map_ + (target - map_offset_));
+    if (!done) {
+      populates_ = false;
+      return;
+    }
+    populated_end_ = map_offset_ + static_cast<std::uint64_t>(done - map_);
+    return;
+  }
   const std::uint64_t end =
       std::min(limit, page_ceiling(std::max(needed, populated_end_ + populate_step)));
   if (end <= populated_end_) return;
@@ -144,6 +167,25 @@ void mapped_backend::populate(std::uint64_t needed) noexcept {
     return;
   }
   populated_end_ = end;
+}
+
+page_populator* mapped_backend::background(std::uint64_t needed) noexcept {
+  if (needed < background_from || ::getpid() != owner_) return nullptr;
+  if (!populator_tried_) {
+    populator_tried_ = true;
+    populator_ = page_populator::start();
+  }
+  if (populator_ && populator_halted_) {
+    populator_->restart(map_ + (populated_end_ - map_offset_));
+    populator_halted_ = false;
+  }
+  return populator_.get();
+}
+
+void mapped_backend::halt_background() noexcept {
+  if (populator_halted_ || ::getpid() != owner_) return;
+  populator_->halt();
+  populator_halted_ = true;
 }
 
 void mapped_backend::set_window(std::uint64_t cursor) noexcept {
@@ -279,6 +321,7 @@ failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_en
   if (size <= end || ::getpid() != owner_ || shared_with_another_writer()) return {};
   const std::uint64_t keep = keep_bytes_past_end ? end_of_data(end, size) : end;
   if (keep == size) return {};
+  halt_background();
   if (retry_on_eintr(sys().ftruncate, fd(), static_cast<off_t>(keep)) != 0) {
     return file_.fail("ftruncate");
   }

@@ -9,6 +9,7 @@
 
 #include "backend.hpp"
 #include "mapout/options.hpp"
+#include "page_populator.hpp"
 #include "sigbus_guard.hpp"
 
 namespace mapout::detail {
@@ -48,6 +49,11 @@ class mapped_backend final : public backend {
   // Populates the pages from the populated stretch's end on, so that the stores up to `needed`
   // (and a bounded step beyond) take no page fault.
   void populate(std::uint64_t needed) noexcept;
+  // The populating thread once the file is large enough to be worth one, else null; never in a
+  // forked child, which has no copy of the thread.
+  page_populator* background(std::uint64_t needed) noexcept;
+  // Stops the populating thread, before the mapping goes or the file is cut.
+  void halt_background() noexcept;
   // Makes a store the SIGBUS handler could not serve the file's sticky failure.
   failure take_guard_failure() noexcept;
   // Cuts what the file holds past `end`, this writer's last byte, unless that could remove bytes
@@ -82,7 +88,10 @@ class mapped_backend final : public backend {
   std::uint64_t populated_begin_ = 0;
   std::uint64_t populated_end_ = 0;
   bool populates_;
-  pid_t owner_;  // the process that opened the file: a forked child never cuts it
+  std::unique_ptr<page_populator> populator_;
+  bool populator_tried_ = false;
+  bool populator_halted_ = true;  // its next pages must be set from populated_end_
+  pid_t owner_;                   // the process that opened the file: a forked child never cuts it
   sigbus_guard guard_;
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ std::vector<populate_call>& populate_calls() {
   return calls;
 }
 
+// Past its first megabytes a file is populated from a second thread as well.
+std::mutex& populate_calls_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 // Notes each MADV_POPULATE_WRITE and what it returned.
 class populate_log {
  public:
@@ -57,6 +64,7 @@ class populate_log {
 
  private:
   static void note(std::size_t length, int advice, int result) {
+    const std::lock_guard<std::mutex> lock(populate_calls_mutex());
     if (advice == MADV_POPULATE_WRITE) populate_calls().push_back({length, result});
   }
 
