@@ -36,7 +36,9 @@ constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
 // closing ftruncate slower (docs/decisions.md, "populate").
 constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
 
-// How far ahead of the stores the populating thread goes.
+// A file that grows past this streams on with a thread populating its pages this far ahead
+// (docs/decisions.md, "populating from a second thread"); a smaller one is not worth a thread.
+constexpr std::uint64_t background_from = std::uint64_t{8} << 20;
 constexpr std::uint64_t background_lead = std::uint64_t{4} << 20;
 
 const failure blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"};
@@ -168,7 +170,7 @@ void mapped_backend::populate(std::uint64_t needed) noexcept {
 }
 
 page_populator* mapped_backend::background(std::uint64_t needed) noexcept {
-  if (needed < populated_in_background_from || ::getpid() != owner_) return nullptr;
+  if (needed < background_from || ::getpid() != owner_) return nullptr;
   if (!populator_tried_) {
     populator_tried_ = true;
     populator_ = page_populator::start();

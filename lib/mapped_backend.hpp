@@ -14,10 +14,6 @@
 
 namespace mapout::detail {
 
-// A file that grows past this streams on with a thread populating its pages ahead of the stores
-// (docs/decisions.md, "populating from a second thread"); a smaller one is not worth a thread.
-constexpr std::uint64_t populated_in_background_from = std::uint64_t{8} << 20;
-
 class mapped_backend final : public backend {
  public:
   // Maps the file, a regular file of `size` bytes open for reading and writing, at `position`

@@ -52,7 +52,6 @@ struct output_file::state {
   // On strategy::automatic, a mappable file is written through a buffer until the buffer first
   // runs out, so that small files never pay for a mapping (docs/decisions.md, "first buffer").
   bool map_when_full = false;
-  std::uint64_t map_from = 0;  // the offset from which map_when_full hands over
   options map_options;
   // With options.atomic or write_if_changed, file.fd is a temporary that replaces the target when
   // close() succeeds.
@@ -89,7 +88,6 @@ struct output_file::state {
   char* before_call(char* put, bool may_map) noexcept {
     compare_stored(put);
     if (!may_map || !map_when_full) return put;
-    if (map_from > 0 && backend->tell(put) < static_cast<std::int64_t>(map_from)) return put;
     put = map_instead_of_buffer(put);
     take_window();
     return put;
@@ -155,12 +153,7 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
     const auto size = static_cast<std::uint64_t>(st.st_size);
     return detail::mapped_backend::create(file, size, flags.at_end ? size : 0, opts, backend);
   }
-  // Where the mapping wins only large files, the buffer hands over once the file is that large.
-  const bool large_mapping_wins =
-      kind == detail::target_kind::mapping_wins_when_large && detail::has_a_second_cpu();
-  map_when_full = opts.strategy == strategy::automatic &&
-                  (kind == detail::target_kind::mapping_wins || large_mapping_wins);
-  map_from = large_mapping_wins ? detail::populated_in_background_from : 0;
+  map_when_full = kind == detail::target_kind::mapping_wins && opts.strategy == strategy::automatic;
   if (flags.at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
     return detail::errno_failure("lseek");
   }

@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <sched.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -61,16 +60,8 @@ target_kind kind_of(int fd) noexcept {
   }
   // Where write(2) from a buffer beat the mapping (docs/decisions.md, "automatic"); EXT4 is also
   // ext2's and ext3's number. Other local file systems have not been measured: they map.
-  if (type == TMPFS_MAGIC) return target_kind::buffer_wins;
-  if (type == EXT4_SUPER_MAGIC) return target_kind::mapping_wins_when_large;
-  return target_kind::mapping_wins;
-}
-
-bool has_a_second_cpu() noexcept {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  // Unknown (a mask wider than cpu_set_t): assume the machine is not a single CPU.
-  return ::sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) >= 2;
+  return type == TMPFS_MAGIC || type == EXT4_SUPER_MAGIC ? target_kind::buffer_wins
+                                                         : target_kind::mapping_wins;
 }
 
 }  // namespace mapout::detail

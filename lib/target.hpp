@@ -22,18 +22,12 @@ enum class target_kind {
   // file systems are among these: their mapped pages reach the server late, and errors surface
   // as SIGBUS.
   unmappable,
-  // A file that can be mapped, where write(2) from a buffer measured faster: tmpfs.
+  // A file that can be mapped, where write(2) from a buffer measured faster: tmpfs and ext4.
   buffer_wins,
-  // A file where write(2) from a buffer wins until the file is large, and a mapping populated
-  // from a second thread wins after, when the process may run on two CPUs: ext4.
-  mapping_wins_when_large,
   // A file on a local file system where the mapping is kept.
   mapping_wins,
 };
 
 target_kind kind_of(int fd) noexcept;
-
-// Whether this thread may run on two CPUs or more, so that a second thread can work beside it.
-bool has_a_second_cpu() noexcept;
 
 }  // namespace mapout::detail

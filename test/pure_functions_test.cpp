@@ -32,9 +32,6 @@ void PrintTo(target_kind kind, std::ostream* out) {
     case target_kind::buffer_wins:
       *out << "buffer_wins";
       return;
-    case target_kind::mapping_wins_when_large:
-      *out << "mapping_wins_when_large";
-      return;
     case target_kind::mapping_wins:
       *out << "mapping_wins";
       return;
@@ -205,8 +202,7 @@ TEST_F(KindOf, RegularFileByFileSystemType) {
   using mapout::test::xfs_magic;
   const file_system_row rows[] = {
       {"tmpfs: write(2) is faster", kind_on<tmpfs_magic>, target_kind::buffer_wins},
-      {"ext4: write(2) is faster until the file is large", kind_on<ext4_magic>,
-       target_kind::mapping_wins_when_large},
+      {"ext4: write(2) is faster", kind_on<ext4_magic>, target_kind::buffer_wins},
       {"XFS: not measured, keeps the mapping", kind_on<xfs_magic>, target_kind::mapping_wins},
       {"NFS: remote", kind_on<nfs_magic>, target_kind::unmappable},
       {"FUSE: another process", kind_on<fuse_magic>, target_kind::unmappable},

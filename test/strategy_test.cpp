@@ -2,7 +2,6 @@
 // mapped page faults, while strategy::mapped still maps there; elsewhere it maps a file once the
 // output outgrows the first buffer.
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -11,11 +10,8 @@
 #include <string>
 #include <system_error>
 
-#include "bytes.hpp"
-#include "child_process.hpp"
 #include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
-#include "target.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -108,48 +104,20 @@ TEST(Strategy, AutomaticMapsAFileOnceItOutgrowsTheFirstBuffer) {
   EXPECT_EQ(read_file(path), expected);
 }
 
-// What automatic makes of an ext4 file as it grows: the buffer for the first 8 MiB, then the
-// mapping, unless the process is bound to one CPU. ext4 is told apart by its type alone, wherever
-// the test runs. Returns whether the file was mapped at `probe` bytes and at the end, or why not.
-std::string ext4_strategy_at(const std::filesystem::path& path, std::size_t probe) {
+// ext4 is told apart by its type alone, wherever the test runs.
+TEST(Strategy, AutomaticKeepsTheBufferOnExt4) {
+  temp_dir dir;
   const mapout::test::file_system_type<mapout::test::ext4_magic> ext4;
-  const std::string text = mapout::test::pattern(12 << 20);
-  mapout::ostream out(path, std::ios::out);
-  out.write(text.data(), static_cast<std::streamsize>(probe));
-  std::string seen = out.rdbuf()->file().is_mapped() ? "mapped" : "buffered";
-  out.seekp(10);
-  out << "patch";
-  out.seekp(0, std::ios::end);
-  for (std::size_t at = probe; at < text.size(); at += 4096) {
-    out.write(text.data() + at,
-              static_cast<std::streamsize>(std::min<std::size_t>(4096, text.size() - at)));
-  }
-  seen += out.rdbuf()->file().is_mapped() ? " then mapped" : " then buffered";
+  const auto path = dir / "out";
+  mapout::options opts;
+  opts.buffer_size = 4096;
+  mapout::ostream out(path, std::ios::out, opts);
+  const std::string text(3 * opts.buffer_size + 1, 'e');
+  out << text;
+  EXPECT_FALSE(out.rdbuf()->file().is_mapped());
   out.close();
-  if (!out) return out.rdbuf()->error_message();
-  std::string expected = text;
-  expected.replace(10, 5, "patch");
-  return read_file(path) == expected ? seen : "wrong bytes";
-}
-
-TEST(Strategy, AutomaticBuffersAnExt4FileUntilItIsLarge) {
-  temp_dir dir;
-  if (!mapout::detail::has_a_second_cpu()) GTEST_SKIP() << "this process may use one CPU only";
-  EXPECT_EQ(ext4_strategy_at(dir / "out", std::size_t{8} << 20 >> 1), "buffered then mapped");
-}
-
-// Bound to one CPU, no second thread can populate ahead: the buffer keeps the file.
-TEST(Strategy, AutomaticKeepsTheBufferOnExt4WithOneCpu) {
-  temp_dir dir;
-  const pid_t child = mapout::test::spawn([&] {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(sched_getcpu(), &one);
-    if (::sched_setaffinity(0, sizeof one, &one) != 0) return 2;
-    return ext4_strategy_at(dir / "out", std::size_t{8} << 20 >> 1) == "buffered then buffered" ? 0
-                                                                                                : 3;
-  });
-  EXPECT_EQ(mapout::test::wait_for(child), 0);
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+  EXPECT_EQ(read_file(path), text);
 }
 
 }  // namespace
