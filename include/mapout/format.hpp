@@ -281,12 +281,6 @@ template <typename Out, typename S, typename... T>
 void print_known(Out& out, const S& format, const T&... args) {
   if constexpr (writes_plainly<S, T...>()) {
     if (formatted_store::into_plainly<S>(out, args...)) return;
-    // At the window's end (once a window) a short text is made on the stack and written.
-    char text[256];
-    if (const char* end = put_plainly<S>(text, text + sizeof text, args...)) {
-      write_text(out, text, static_cast<std::size_t>(end - text));
-      return;
-    }
   }
   if constexpr (is_compiled_format<S>) {
     if (formatted_store::into_compiled(out, format, args...)) return;
