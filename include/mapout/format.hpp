@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "mapout/cursor.hpp"
+#include "mapout/decimal.hpp"
 #include "mapout/ostream.hpp"
 
 namespace mapout {
@@ -104,7 +105,7 @@ std::size_t longest_field(const T& value) noexcept {
 template <typename T>
 char* put_field(char* put, const T& value) noexcept {
   if constexpr (is_plain_integer<T>) {
-    return std::to_chars(put, put + longest_field(value), value).ptr;
+    return write_decimal(put, value);
   } else if constexpr (std::is_same_v<T, bool>) {
     const std::string_view text = value ? "true" : "false";
     copy_short(put, text.data(), text.size());
