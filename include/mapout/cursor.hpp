@@ -9,6 +9,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "mapout/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/output_file.hpp"
 #include "mapout/short_copy.hpp"
@@ -165,7 +166,7 @@ class MAPOUT_API cursor {
     // The longest integer, the sign included, is 20 characters.
     constexpr std::ptrdiff_t longest = 20;
     if (end_ - put_ > longest) {
-      put_ = std::to_chars(put_, put_ + longest, value).ptr;
+      put_ = detail::write_decimal(put_, value);
       return *this;
     }
     char text[longest];

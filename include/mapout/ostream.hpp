@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "mapout/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/streambuf.hpp"
@@ -195,7 +196,7 @@ class MAPOUT_API ostream final : public std::ostream {
     constexpr std::ptrdiff_t longest = 20;
     char* const put = buf_.pptr();
     if (plain_decimal() && buf_.epptr() - put > longest) {
-      buf_.pbump(static_cast<int>(std::to_chars(put, put + longest, value).ptr - put));
+      buf_.pbump(static_cast<int>(detail::write_decimal(put, value) - put));
     } else {
       watch_locale();
       std::ostream::operator<<(value);
