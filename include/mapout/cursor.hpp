@@ -2,7 +2,6 @@
 // them in registers: a compare, a store and an increment per byte.
 #pragma once
 
-#include <charconv>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -170,8 +169,7 @@ class MAPOUT_API cursor {
       return *this;
     }
     char text[longest];
-    return write(text,
-                 static_cast<std::size_t>(std::to_chars(text, text + longest, value).ptr - text));
+    return write(text, static_cast<std::size_t>(detail::write_decimal(text, value) - text));
   }
 
   char* put_ = nullptr;

@@ -1,7 +1,6 @@
 // mapout::ostream: a drop-in for std::ofstream that writes through mapout::streambuf.
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <ios>
@@ -191,8 +190,8 @@ class MAPOUT_API ostream final : public std::ostream {
 
   template <typename Integer>
   ostream& insert_integer(Integer value) {
-    // The longest integer, the sign included, is 20 characters: with more room to_chars cannot run
-    // out, and writes straight into the window.
+    // The longest integer, the sign included, is 20 characters: with more room the digits go
+    // straight into the window, written as std::to_chars writes them.
     constexpr std::ptrdiff_t longest = 20;
     char* const put = buf_.pptr();
     if (plain_decimal() && buf_.epptr() - put > longest) {
