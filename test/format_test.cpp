@@ -263,4 +263,59 @@ TEST(Print, CompiledFormatsAtEveryWindowEnd) {
   }
 }
 
+// A format known when compiling whose fields are all a plain "{}" of an integer, char, bool or
+// string is written by mapout itself: the same bytes as fmt at every window end, escapes and empty
+// pieces included, through FMT_STRING and FMT_COMPILE, on the stream and through a cursor.
+TEST(Print, PlainFieldsAtEveryWindowEnd) {
+  temp_dir dir;
+  for (std::size_t buffer_size = 1; buffer_size < 70; buffer_size += 2) {
+    SCOPED_TRACE("buffer " + std::to_string(buffer_size));
+    const auto path = dir / ("plain" + std::to_string(buffer_size));
+    mapout::ostream out(path, std::ios::out, mapout::test::buffered(buffer_size));
+    std::string expected;
+    for (int i = -20; i < 20; ++i) {
+      const std::string text(static_cast<std::size_t>(i + 20), static_cast<char>('a' + (i & 7)));
+      const std::string_view view(text.data(), text.size() / 2);
+      const long long wide = i < 0 ? LLONG_MIN + i + 20 : LLONG_MAX - i;
+      const auto unsigned_wide = ULLONG_MAX - static_cast<unsigned long long>(i + 20);
+      const auto small = static_cast<signed char>(i * 6);
+      mapout::print(out, FMT_STRING("{{{}}}:{}|{}|{}|{}|{}|{}\n"), wide, unsigned_wide, small,
+                    static_cast<char>('A' + i + 20), i % 3 == 0, text, view);
+      expected += fmt::format("{{{}}}:{}|{}|{}|{}|{}|{}\n", wide, unsigned_wide, small,
+                              static_cast<char>('A' + i + 20), i % 3 == 0, text, view);
+      mapout::print(out, FMT_COMPILE("{}{}}}}}"), static_cast<unsigned short>(i), i);
+      expected += fmt::format("{}{}}}}}", static_cast<unsigned short>(i), i);
+      mapout::print(out, FMT_STRING("no fields {{}}"));
+      expected += "no fields {}";
+      {
+        mapout::cursor put(out);
+        mapout::print(put, FMT_STRING("{}"), static_cast<short>(i * 1000));
+        mapout::print(put, FMT_COMPILE("[{}|{}]"), text, static_cast<unsigned long>(i + 20));
+        mapout::print(put, FMT_STRING("{}{}"), std::string_view(), std::string());
+      }
+      expected += fmt::format("{}", static_cast<short>(i * 1000));
+      expected += fmt::format("[{}|{}]", text, static_cast<unsigned long>(i + 20));
+    }
+    out.close();
+    ASSERT_TRUE(out.good());
+    ASSERT_EQ(read_file(path), expected);
+  }
+}
+
+// FMT_STRING on a stream that is not good writes nothing and sets what write() sets.
+TEST(Print, PlainFieldsHonourTheStreamState) {
+  temp_dir dir;
+  mapout::ostream out(dir / "plain-state");
+  mapout::print(out, FMT_STRING("{} "), 1);
+  out.setstate(std::ios::failbit);
+  mapout::print(out, FMT_STRING("{} dropped"), 2);
+  EXPECT_TRUE(out.fail());
+  EXPECT_FALSE(out.bad());
+  out.clear();
+  out.width(10);
+  mapout::print(out, FMT_STRING("{}"), 3);
+  out.close();
+  EXPECT_EQ(read_file(dir / "plain-state"), "1 3");
+}
+
 }  // namespace

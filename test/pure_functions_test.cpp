@@ -1,5 +1,5 @@
 // The functions behind the core's decisions, each checked on a table of inputs: the inline short
-// copy, the extension step, and which kind of target a descriptor is.
+// copy, the inline decimal writer, the extension step, and which kind of target a descriptor is.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -7,15 +7,19 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "bytes.hpp"
 #include "file_extension.hpp"
 #include "file_system_type.hpp"
+#include "mapout/decimal.hpp"
 #include "mapout/short_copy.hpp"
 #include "sys.hpp"
 #include "target.hpp"
@@ -75,6 +79,57 @@ TEST(CopyShort, EverySizeAndAlignmentCopiesExactlyLikeMemcpy) {
       }
     }
   }
+}
+
+// ---- write_decimal
+
+// Writes `value` both ways, with a margin that must stay untouched, and compares.
+template <typename Integer>
+void expect_decimal_like_to_chars(Integer value) {
+  constexpr char untouched = '\xff';
+  std::string expected(24, untouched);
+  std::string got = expected;
+  const char* const expected_end = std::to_chars(&expected[0], &expected[0] + 20, value).ptr;
+  const char* const got_end = mapout::detail::write_decimal(&got[0], value);
+  ASSERT_EQ(got, expected) << +value;
+  ASSERT_EQ(got_end - got.data(), expected_end - expected.data()) << +value;
+}
+
+// Every integer type at its limits, at every power of ten and its neighbours (where the digit count
+// changes), and at random values of every length.
+template <typename Integer>
+void check_every_length() {
+  using limits = std::numeric_limits<Integer>;
+  expect_decimal_like_to_chars<Integer>(limits::min());
+  expect_decimal_like_to_chars<Integer>(limits::max());
+  expect_decimal_like_to_chars<Integer>(0);
+  Integer power = 1;
+  for (int digits = 0; digits <= limits::digits10; ++digits) {
+    for (const Integer value :
+         {power, static_cast<Integer>(power - 1), static_cast<Integer>(power + 1)}) {
+      expect_decimal_like_to_chars(value);
+      if constexpr (limits::is_signed) expect_decimal_like_to_chars<Integer>(-value);
+    }
+    if (digits < limits::digits10) power = static_cast<Integer>(power * 10);
+  }
+  std::mt19937_64 random(limits::digits);
+  for (int i = 0; i < 2000; ++i) {
+    const auto bits = random() >> (random() % 64);
+    expect_decimal_like_to_chars(static_cast<Integer>(bits));
+  }
+}
+
+TEST(WriteDecimal, EveryIntegerTypeWritesWhatToCharsWrites) {
+  check_every_length<signed char>();
+  check_every_length<unsigned char>();
+  check_every_length<short>();
+  check_every_length<unsigned short>();
+  check_every_length<int>();
+  check_every_length<unsigned int>();
+  check_every_length<long>();
+  check_every_length<unsigned long>();
+  check_every_length<long long>();
+  check_every_length<unsigned long long>();
 }
 
 // ---- next_extent

@@ -2,13 +2,13 @@
 // them in registers: a compare, a store and an increment per byte.
 #pragma once
 
-#include <charconv>
 #include <cstddef>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "mapout/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/output_file.hpp"
 #include "mapout/short_copy.hpp"
@@ -165,12 +165,11 @@ class MAPOUT_API cursor {
     // The longest integer, the sign included, is 20 characters.
     constexpr std::ptrdiff_t longest = 20;
     if (end_ - put_ > longest) {
-      put_ = std::to_chars(put_, put_ + longest, value).ptr;
+      put_ = detail::write_decimal(put_, value);
       return *this;
     }
     char text[longest];
-    return write(text,
-                 static_cast<std::size_t>(std::to_chars(text, text + longest, value).ptr - text));
+    return write(text, static_cast<std::size_t>(detail::write_decimal(text, value) - text));
   }
 
   char* put_ = nullptr;

@@ -7,38 +7,144 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "mapout/cursor.hpp"
+#include "mapout/decimal.hpp"
 #include "mapout/ostream.hpp"
 
 namespace mapout {
 
 namespace detail {
 
-// What a compiled format writes besides its fields when every field is a plain "{}" ("{{" and "}}"
-// count one character each), or -1 when a field has an index or a format spec: then nothing but
-// formatting tells how long the text is.
+// A format string known when compiling (FMT_STRING or FMT_COMPILE) cut into its literal pieces,
+// "{{" and "}}" unescaped, around fields that are all a plain "{}"; `plain` is false when a field
+// has an index or a format spec.
 template <typename S>
-constexpr std::ptrdiff_t plain_format_text_size() {
-  constexpr auto text = fmt::string_view(S());
-  std::ptrdiff_t size = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const bool doubled = i + 1 < text.size() && text[i + 1] == c;
-    if ((c == '{' || c == '}') && doubled) {
-      ++i;
-    } else if (c == '{') {
-      if (i + 1 >= text.size() || text[i + 1] != '}') return -1;
-      ++i;
-      continue;
+struct plain_format {
+  static constexpr fmt::string_view source = fmt::string_view(S());
+  struct layout {
+    bool plain = true;
+    std::size_t fields = 0;
+    char text[source.size() + 1] = {};
+    // ends[k]: where the piece before field k ends in `text`; ends[fields], where the last ends.
+    std::size_t ends[source.size() + 1] = {};
+  };
+  static constexpr layout cut() {
+    layout result{};
+    std::size_t size = 0;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      const char c = source[i];
+      const bool doubled = i + 1 < source.size() && source[i + 1] == c;
+      if ((c == '{' || c == '}') && doubled) {
+        result.text[size++] = c;
+        ++i;
+      } else if (c == '{' && i + 1 < source.size() && source[i + 1] == '}') {
+        result.ends[result.fields++] = size;
+        ++i;
+      } else if (c == '{' || c == '}') {
+        result.plain = false;
+        return result;
+      } else {
+        result.text[size++] = c;
+      }
     }
-    ++size;
+    result.ends[result.fields] = size;
+    return result;
   }
-  return size;
+  static constexpr layout pieces = cut();
+  // The literal text's size, or -1 when the format is not plain.
+  static constexpr std::ptrdiff_t text_size =
+      pieces.plain ? static_cast<std::ptrdiff_t>(pieces.ends[pieces.fields]) : -1;
+};
+
+// The types whose "{}" mapout writes itself, exactly as fmt does: integers in decimal as
+// std::to_chars writes them, char, bool, std::string and std::string_view.
+template <typename T>
+constexpr bool is_plain_integer =
+    std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+    !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t> &&
+    sizeof(T) <= 8;
+template <typename T>
+constexpr bool is_plain_field =
+    is_plain_integer<T> || std::is_same_v<T, bool> || std::is_same_v<T, char> ||
+    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>;
+
+// Whether print writes `format` of `T...` itself: every field a plain "{}" of a plain type.
+template <typename S, typename... T>
+constexpr bool writes_plainly() {
+  if constexpr (plain_format<S>::text_size < 0) {
+    return false;
+  } else {
+    return plain_format<S>::pieces.fields == sizeof...(T) && (is_plain_field<T> && ...);
+  }
+}
+
+// The longest text a plain field makes.
+template <typename T>
+std::size_t longest_field(const T& value) noexcept {
+  if constexpr (is_plain_integer<T>) {
+    return std::numeric_limits<T>::digits10 + 1 + std::is_signed_v<T>;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return 5;
+  } else if constexpr (std::is_same_v<T, char>) {
+    return 1;
+  } else {
+    return value.size();
+  }
+}
+
+// Writes a plain field at `put`, which has room for its longest text; returns its end.
+template <typename T>
+char* put_field(char* put, const T& value) noexcept {
+  if constexpr (is_plain_integer<T>) {
+    return write_decimal(put, value);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    const std::string_view text = value ? "true" : "false";
+    copy_short(put, text.data(), text.size());
+    return put + text.size();
+  } else if constexpr (std::is_same_v<T, char>) {
+    *put = value;
+    return put + 1;
+  } else {
+    copy_short(put, value.data(), value.size());
+    return put + value.size();
+  }
+}
+
+// Writes the literal piece `K` of `S` at `put`: a copy of known size from a constant.
+template <typename S, std::size_t K>
+char* put_piece(char* put) noexcept {
+  constexpr const auto& pieces = plain_format<S>::pieces;
+  constexpr std::size_t begin = K == 0 ? 0 : pieces.ends[K - 1];
+  constexpr std::size_t size = pieces.ends[K] - begin;
+  if constexpr (size != 0) std::memcpy(put, pieces.text + begin, size);
+  return put + size;
+}
+
+template <typename S, std::size_t... K, typename... T>
+char* put_pieces(char* put, std::index_sequence<K...>, const T&... args) noexcept {
+  put = put_piece<S, 0>(put);
+  ((put = put_piece<S, K + 1>(put_field(put, args))), ...);
+  return put;
+}
+
+// Writes `format` of `args` into [put, end) when its longest text fits there; returns the end of
+// the text, or nullptr when it may not fit. One check for the whole text, then stores.
+template <typename S, typename... T>
+char* put_plainly(char* put, const char* end, const T&... args) noexcept {
+  const std::size_t longest = static_cast<std::size_t>(plain_format<S>::text_size) +
+                              (std::size_t{0} + ... + longest_field(args));
+  // Strictly less, as everywhere the window is stored into; pbump takes an int.
+  if (longest >= static_cast<std::size_t>(end - put) || longest > INT_MAX) return nullptr;
+  return put_pieces<S>(put, std::index_sequence_for<T...>(), args...);
 }
 
 // The longest text "{}" makes of `value`, or -1 when only formatting can tell.
@@ -62,7 +168,7 @@ std::ptrdiff_t longest_plain_text(const T& value) noexcept {
 // Whether [put, end) certainly holds what `format` makes of `args`, told without formatting.
 template <typename S, typename... T>
 bool certainly_fits(const char* put, const char* end, const T&... args) noexcept {
-  constexpr std::ptrdiff_t text = plain_format_text_size<S>();
+  constexpr std::ptrdiff_t text = plain_format<S>::text_size;
   if constexpr (text < 0) {
     return false;
   } else {
@@ -79,6 +185,23 @@ bool certainly_fits(const char* put, const char* end, const T&... args) noexcept
 // before finding the text too long; the slow path then writes the same text from the same place,
 // so those bytes were going to be written anyway.
 struct formatted_store {
+  template <typename S, typename... T>
+  static bool into_plainly(ostream& out, const T&... args) {
+    if (!out.sentry_is_noop()) return false;
+    streambuf& buf = out.buf_;
+    char* const put = buf.pptr();
+    char* const end = put_plainly<S>(put, buf.epptr(), args...);
+    if (end == nullptr) return false;
+    buf.pbump(static_cast<int>(end - put));
+    return true;
+  }
+  template <typename S, typename... T>
+  static bool into_plainly(cursor& out, const T&... args) {
+    char* const end = put_plainly<S>(out.put_, out.end_, args...);
+    if (end == nullptr) return false;
+    out.put_ = end;
+    return true;
+  }
   static bool into(ostream& out, fmt::string_view format, fmt::format_args args) {
     if (!out.sentry_is_noop()) return false;
     streambuf& buf = out.buf_;
@@ -125,9 +248,53 @@ struct formatted_store {
 
 template <typename S>
 constexpr bool is_compiled_format = fmt::detail::is_compiled_string<S>::value;
+// A format string known when compiling: FMT_STRING or FMT_COMPILE.
+template <typename S>
+constexpr bool is_known_format = fmt::detail::is_compile_string<S>::value || is_compiled_format<S>;
+
+inline void write_text(ostream& out, const char* data, std::size_t size) {
+  out.write(data, static_cast<std::streamsize>(size));
+}
+inline void write_text(cursor& out, const char* data, std::size_t size) {
+  out.write(data, size);
+}
+inline void write_text(ostream& out, const fmt::memory_buffer& text) {
+  write_text(out, text.data(), text.size());
+}
+inline void write_text(cursor& out, const fmt::memory_buffer& text) {
+  write_text(out, text.data(), text.size());
+}
+
+// A format parsed at run time, as fmt parses it: in the window when the text fits, otherwise
+// formatted into a buffer and written.
+template <typename Out>
+void print_parsed(Out& out, fmt::string_view format, fmt::format_args args) {
+  if (formatted_store::into(out, format, args)) return;
+  fmt::memory_buffer text;
+  fmt::vformat_to(std::back_inserter(text), format, args);
+  write_text(out, text);
+}
+
+// A format known when compiling: written by mapout when every field is a plain "{}" of a plain
+// type and the longest text fits; otherwise FMT_COMPILE's code, or FMT_STRING's check and then
+// fmt's parsing at run time.
+template <typename Out, typename S, typename... T>
+void print_known(Out& out, const S& format, const T&... args) {
+  if constexpr (writes_plainly<S, T...>()) {
+    if (formatted_store::into_plainly<S>(out, args...)) return;
+  }
+  if constexpr (is_compiled_format<S>) {
+    if (formatted_store::into_compiled(out, format, args...)) return;
+    fmt::memory_buffer text;
+    fmt::format_to(std::back_inserter(text), format, args...);
+    write_text(out, text);
+  } else {
+    const fmt::format_string<T...> checked = format;
+    print_parsed(out, checked, fmt::make_format_args(args...));
+  }
+}
 
 }  // namespace detail
-
 // Formats `args` with `format` as fmt::format does and writes the text: into the window when it
 // fits, otherwise formatted into a buffer and written as by write(data, size). On a stream it is
 // one unformatted output operation: the stream's flags, width and locale do not apply.
@@ -135,49 +302,33 @@ constexpr bool is_compiled_format = fmt::detail::is_compiled_string<S>::value;
 //   mapout::ostream out("gen/table.cpp");
 //   mapout::print(out, FMT_STRING("{} = {};\n"), name, value);
 //
-// The format string is checked when compiling through FMT_STRING, and for every literal under
-// C++20; a string known only at run time goes through fmt::runtime and may throw fmt::format_error.
-// FMT_COMPILE("...") compiles it into formatting code as well: about a third of the instructions
-// of parsing it on every call (docs/decisions.md, "print").
+// The format string is checked when compiling through FMT_STRING or FMT_COMPILE, and for every
+// literal under C++20; a string known only at run time goes through fmt::runtime and may throw
+// fmt::format_error. A format known when compiling whose fields are all a plain "{}" of integers,
+// char, bool, std::string or std::string_view is written by mapout itself, one room check and then
+// stores, at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into formatting
+// code, a third of the instructions of parsing it on every call (docs/decisions.md, "print").
 template <typename... T>
 ostream& print(ostream& out, fmt::format_string<T...> format, T&&... args) {
-  const auto arguments = fmt::make_format_args(args...);
-  if (!detail::formatted_store::into(out, format, arguments)) {
-    fmt::memory_buffer text;
-    fmt::vformat_to(std::back_inserter(text), format, arguments);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  }
+  detail::print_parsed(out, format, fmt::make_format_args(args...));
   return out;
 }
 
 template <typename... T>
 cursor& print(cursor& out, fmt::format_string<T...> format, T&&... args) {
-  const auto arguments = fmt::make_format_args(args...);
-  if (!detail::formatted_store::into(out, format, arguments)) {
-    fmt::memory_buffer text;
-    fmt::vformat_to(std::back_inserter(text), format, arguments);
-    out.write(text.data(), text.size());
-  }
+  detail::print_parsed(out, format, fmt::make_format_args(args...));
   return out;
 }
 
-template <typename S, typename... T, typename = std::enable_if_t<detail::is_compiled_format<S>>>
-ostream& print(ostream& out, const S& format, const T&... args) {
-  if (!detail::formatted_store::into_compiled(out, format, args...)) {
-    fmt::memory_buffer text;
-    fmt::format_to(std::back_inserter(text), format, args...);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  }
+template <typename S, typename... T, typename = std::enable_if_t<detail::is_known_format<S>>>
+ostream& print(ostream& out, const S& format, T&&... args) {
+  detail::print_known(out, format, args...);
   return out;
 }
 
-template <typename S, typename... T, typename = std::enable_if_t<detail::is_compiled_format<S>>>
-cursor& print(cursor& out, const S& format, const T&... args) {
-  if (!detail::formatted_store::into_compiled(out, format, args...)) {
-    fmt::memory_buffer text;
-    fmt::format_to(std::back_inserter(text), format, args...);
-    out.write(text.data(), text.size());
-  }
+template <typename S, typename... T, typename = std::enable_if_t<detail::is_known_format<S>>>
+cursor& print(cursor& out, const S& format, T&&... args) {
+  detail::print_known(out, format, args...);
   return out;
 }
 

@@ -1,7 +1,6 @@
 // mapout::ostream: a drop-in for std::ofstream that writes through mapout::streambuf.
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <ios>
@@ -11,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "mapout/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/streambuf.hpp"
@@ -167,31 +167,35 @@ class MAPOUT_API ostream final : public std::ostream {
   // The tests are or-ed into one word, so the inline path takes one branch for all of them;
   // `extra_flags` adds the flags that formatted output must also find clear, and formatted output
   // passes width() as `field_width`.
-  bool sentry_is_noop(fmtflags extra_flags = fmtflags{},
-                      std::streamsize field_width = 0) const noexcept {
+  // `other_locale` is or-ed in as well, so that integers take the same single branch. The 32-bit
+  // state and flags are widened unsigned, which costs no instruction (a signed widening does).
+  bool sentry_is_noop(fmtflags extra_flags = fmtflags{}, std::streamsize field_width = 0,
+                      bool other_locale = false) const noexcept {
     const auto tie_bits = reinterpret_cast<std::uintptr_t>(tie());
     const auto other_buffer = reinterpret_cast<std::uintptr_t>(std::ios::rdbuf()) ^
                               reinterpret_cast<std::uintptr_t>(&buf_);
-    return (static_cast<std::uintptr_t>(rdstate()) |
-            static_cast<std::uintptr_t>(flags() & (unitbuf | extra_flags)) |
-            static_cast<std::uintptr_t>(field_width) | tie_bits | other_buffer) == 0;
+    const auto state_bits = static_cast<std::uint32_t>(rdstate()) |
+                            static_cast<std::uint32_t>(flags() & (unitbuf | extra_flags)) |
+                            static_cast<std::uint32_t>(other_locale);
+    return (std::uintptr_t{state_bits} | static_cast<std::uintptr_t>(field_width) | tie_bits |
+            other_buffer) == 0;
   }
   // ... and formatted output pads nothing.
   bool unpadded() const noexcept { return sentry_is_noop(fmtflags{}, width()); }
   // ... and an integer prints as std::to_chars prints it: decimal (showbase and uppercase do not
   // change decimal output), no showpos, the classic locale's digits and no grouping.
   bool plain_decimal() const noexcept {
-    return sentry_is_noop(oct | hex | showpos, width()) && classic_locale_;
+    return sentry_is_noop(oct | hex | showpos, width(), !classic_locale_);
   }
 
   template <typename Integer>
   ostream& insert_integer(Integer value) {
-    // The longest integer, the sign included, is 20 characters: with more room to_chars cannot run
-    // out, and writes straight into the window.
+    // The longest integer, the sign included, is 20 characters: with more room the digits go
+    // straight into the window, written as std::to_chars writes them.
     constexpr std::ptrdiff_t longest = 20;
     char* const put = buf_.pptr();
     if (plain_decimal() && buf_.epptr() - put > longest) {
-      buf_.pbump(static_cast<int>(std::to_chars(put, put + longest, value).ptr - put));
+      buf_.pbump(static_cast<int>(detail::write_decimal(put, value) - put));
     } else {
       watch_locale();
       std::ostream::operator<<(value);
