@@ -234,14 +234,26 @@ TEST(Print, TextLongerThanTheWindow) {
   EXPECT_EQ(read_file(dir / "long"), expected);
 }
 
+// Prints through a buffer of every size from 1 below `last`, by `step`: `write` prints to the
+// stream and returns what fmt::format makes of the same, which the file must then hold exactly.
+template <typename Write>
+void at_every_window_end(const temp_dir& dir, std::size_t last, std::size_t step, Write write) {
+  for (std::size_t buffer_size = 1; buffer_size < last; buffer_size += step) {
+    SCOPED_TRACE("buffer " + std::to_string(buffer_size));
+    const auto path = dir / ("window" + std::to_string(buffer_size));
+    mapout::ostream out(path, std::ios::out, mapout::test::buffered(buffer_size));
+    const std::string expected = write(out);
+    out.close();
+    ASSERT_TRUE(out.good());
+    ASSERT_EQ(read_file(path), expected);
+  }
+}
+
 // A compiled format of plain fields goes straight to the window when its longest text fits; one
 // with specs, an index or a type of unknown length is measured first. Both at every window end.
 TEST(Print, CompiledFormatsAtEveryWindowEnd) {
   temp_dir dir;
-  for (std::size_t buffer_size = 1; buffer_size < 90; buffer_size += 3) {
-    SCOPED_TRACE("buffer " + std::to_string(buffer_size));
-    const auto path = dir / ("compiled" + std::to_string(buffer_size));
-    mapout::ostream out(path, std::ios::out, mapout::test::buffered(buffer_size));
+  at_every_window_end(dir, 90, 3, [](mapout::ostream& out) {
     std::string expected;
     const std::string text = "text";
     for (long long i = -30; i < 30; ++i) {
@@ -258,9 +270,8 @@ TEST(Print, CompiledFormatsAtEveryWindowEnd) {
       expected += fmt::format("[{}|{}]", static_cast<unsigned char>(i), text);
       expected += fmt::format("{}", point{static_cast<int>(i), 0});
     }
-    out.close();
-    ASSERT_EQ(read_file(path), expected);
-  }
+    return expected;
+  });
 }
 
 // A format known when compiling whose fields are all a plain "{}" of an integer, char, bool or
@@ -268,10 +279,7 @@ TEST(Print, CompiledFormatsAtEveryWindowEnd) {
 // pieces included, through FMT_STRING and FMT_COMPILE, on the stream and through a cursor.
 TEST(Print, PlainFieldsAtEveryWindowEnd) {
   temp_dir dir;
-  for (std::size_t buffer_size = 1; buffer_size < 70; buffer_size += 2) {
-    SCOPED_TRACE("buffer " + std::to_string(buffer_size));
-    const auto path = dir / ("plain" + std::to_string(buffer_size));
-    mapout::ostream out(path, std::ios::out, mapout::test::buffered(buffer_size));
+  at_every_window_end(dir, 70, 2, [](mapout::ostream& out) {
     std::string expected;
     for (int i = -20; i < 20; ++i) {
       const std::string text(static_cast<std::size_t>(i + 20), static_cast<char>('a' + (i & 7)));
@@ -296,10 +304,8 @@ TEST(Print, PlainFieldsAtEveryWindowEnd) {
       expected += fmt::format("{}", static_cast<short>(i * 1000));
       expected += fmt::format("[{}|{}]", text, static_cast<unsigned long>(i + 20));
     }
-    out.close();
-    ASSERT_TRUE(out.good());
-    ASSERT_EQ(read_file(path), expected);
-  }
+    return expected;
+  });
 }
 
 // FMT_STRING on a stream that is not good writes nothing and sets what write() sets.
