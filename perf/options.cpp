@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <sstream>
+
+#include "command_line.hpp"
 
 namespace perf {
 namespace {
@@ -34,15 +34,6 @@ void usage(const char* program, int status) {
       "details.txt, results.csv, chart.dat and throughput.svg.\n",
       program);
   std::exit(status);
-}
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
 }
 
 std::uint64_t parse_size(const std::string& text) {
@@ -122,12 +113,6 @@ const char* skipped_at_1gib(std::uint64_t size, workload_kind kind, const std::s
            "row); see 16 and 256 MiB, or pass --every-row";
   }
   return nullptr;
-}
-
-std::string program_dir() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : self.parent_path().string();
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <mapout/istream.hpp>
 #include <mapout/ostream.hpp>
 
+#include "command_line.hpp"
 #include "flat.hpp"
 #include "read_runner.hpp"
 #include "stats.hpp"
@@ -30,6 +31,8 @@
 namespace {
 
 using perf::contender;
+using perf::program_dir;
+using perf::split;
 using perf::stopwatch;
 
 struct settings {
@@ -405,19 +408,6 @@ void report(const std::string& title, const std::vector<contender>& contenders,
 
 bool wanted(const settings& s, const char* group) {
   return std::find(s.groups.begin(), s.groups.end(), group) != s.groups.end();
-}
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> parts;
-  std::stringstream in(list);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  return parts;
-}
-
-std::string program_dir() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : self.parent_path().string();
 }
 
 }  // namespace

@@ -12,11 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "digest.hpp"
 #include "runner.hpp"
 #include "stats.hpp"
 
 namespace {
+
+using perf::program_dir;
 
 struct contender {
   const char* name;
@@ -31,12 +34,6 @@ constexpr contender contenders[] = {
     {"clever cursor", "mapout-cursor-mapped", "mapout::cursor::put, file extended ahead"},
     {"signal cursor", "mapout-cursor-sigbus", "mapout::cursor::put, file extended on SIGBUS"},
 };
-
-std::string program_dir() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : self.parent_path().string();
-}
 
 }  // namespace
 
