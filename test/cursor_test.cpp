@@ -27,22 +27,6 @@ namespace {
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
-// Every strategy, extension mode and a range of buffer sizes, so that window ends fall everywhere.
-std::vector<mapout::test::strategy_case> all_cases() {
-  std::vector<mapout::test::strategy_case> cases = mapout::test::strategies();
-  mapout::options sigbus = mapout::test::mapped();
-  sigbus.extension = mapout::extension::on_sigbus;
-  cases.push_back({"on_sigbus", sigbus});
-  cases.push_back({"automatic", mapout::options{}});
-  for (std::size_t size : {1, 7, 64}) {
-    cases.push_back({size == 1   ? "buffer 1"
-                     : size == 7 ? "buffer 7"
-                                 : "buffer 64",
-                     mapout::test::buffered(size)});
-  }
-  return cases;
-}
-
 // One random piece of text or number, written the same way through a cursor and a stream.
 struct piece {
   int kind;
@@ -113,7 +97,7 @@ void stream_write(std::ostream& out, const piece& p) {
 
 TEST(Cursor, RandomInterleavingsMatchOstringstream) {
   temp_dir dir;
-  const auto cases = all_cases();
+  const auto cases = mapout::test::window_cases();
   for (unsigned seed = 0; seed < 300; ++seed) {
     const auto& which = cases[seed % cases.size()];
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
@@ -170,7 +154,7 @@ TEST(Cursor, RandomInterleavingsMatchOstringstream) {
 
 TEST(Cursor, OnStreambufAndOutputFileMatchOstringstream) {
   temp_dir dir;
-  const auto cases = all_cases();
+  const auto cases = mapout::test::window_cases();
   for (unsigned seed = 0; seed < 80; ++seed) {
     const auto& which = cases[seed % cases.size()];
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
@@ -238,7 +222,7 @@ TEST(Cursor, IntegersAtTheirLimitsAndAtTheWindowsEnd) {
 
 TEST(Cursor, StreamCallsFailWhileACursorHoldsTheWindow) {
   temp_dir dir;
-  for (const auto& which : all_cases()) {
+  for (const auto& which : mapout::test::window_cases()) {
     SCOPED_TRACE(which.name);
     mapout::ostream out(dir / "held", std::ios::out, which.opts);
     out << "before ";
@@ -359,7 +343,7 @@ TEST(Cursor, DiscardOfAnAtomicFileIsRefusedWhileLent) {
 
 TEST(Cursor, UnwindingHandsThePositionBack) {
   temp_dir dir;
-  for (const auto& which : all_cases()) {
+  for (const auto& which : mapout::test::window_cases()) {
     SCOPED_TRACE(which.name);
     mapout::ostream out(dir / "unwound", std::ios::out, which.opts);
     std::string expected;

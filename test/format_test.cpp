@@ -38,17 +38,6 @@ struct fmt::formatter<point> {
 
 namespace {
 
-std::vector<mapout::test::strategy_case> all_cases() {
-  std::vector<mapout::test::strategy_case> cases = mapout::test::strategies();
-  mapout::options sigbus = mapout::test::mapped();
-  sigbus.extension = mapout::extension::on_sigbus;
-  cases.push_back({"on_sigbus", sigbus});
-  cases.push_back({"buffer 1", mapout::test::buffered(1)});
-  cases.push_back({"buffer 7", mapout::test::buffered(7)});
-  cases.push_back({"buffer 64", mapout::test::buffered(64)});
-  return cases;
-}
-
 // Prints one random line through `out` (a mapout::ostream or mapout::cursor) and returns what
 // fmt::format makes of the same call.
 template <typename Out>
@@ -83,7 +72,7 @@ std::string print_random(Out& out, std::mt19937& random) {
 
 TEST(Print, RandomInterleavingsMatchFmtFormat) {
   temp_dir dir;
-  const auto cases = all_cases();
+  const auto cases = mapout::test::window_cases();
   for (unsigned seed = 0; seed < 200; ++seed) {
     const auto& which = cases[seed % cases.size()];
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);

@@ -37,4 +37,18 @@ inline std::vector<strategy_case> strategies() {
   return {{"mapped", mapped()}, {"one page", mapped(page_size())}, {"buffered", buffered()}};
 }
 
+// Every strategy and extension mode, and buffers of 1, 7 and 64 bytes, so that window ends fall
+// everywhere in what a test writes.
+inline std::vector<strategy_case> window_cases() {
+  std::vector<strategy_case> cases = strategies();
+  options sigbus = mapped();
+  sigbus.extension = extension::on_sigbus;
+  cases.push_back({"on_sigbus", sigbus});
+  cases.push_back({"automatic", options{}});
+  cases.push_back({"buffer 1", buffered(1)});
+  cases.push_back({"buffer 7", buffered(7)});
+  cases.push_back({"buffer 64", buffered(64)});
+  return cases;
+}
+
 }  // namespace mapout::test
