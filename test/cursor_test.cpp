@@ -17,6 +17,7 @@
 #include "mapout/cursor.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
+#include "random_sequences.hpp"
 #include "strategies.hpp"
 #include "sys.hpp"
 #include "system_call_log.hpp"
@@ -24,6 +25,7 @@
 
 namespace {
 
+using mapout::test::pick;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -35,16 +37,14 @@ struct piece {
 };
 
 piece draw_piece(std::mt19937& random) {
-  auto pick = [&](int low, int high) {
-    return std::uniform_int_distribution<int>(low, high)(random);
-  };
-  piece p{pick(0, 12), static_cast<long long>(random()) - static_cast<long long>(random()), {}};
-  if (pick(0, 3) == 0) {
+  piece p{
+      pick(random, 0, 12), static_cast<long long>(random()) - static_cast<long long>(random()), {}};
+  if (pick(random, 0, 3) == 0) {
     const long long edges[] = {0, -1, LLONG_MIN, LLONG_MAX, INT_MIN, INT_MAX, 9, 10, 99, -100};
-    p.number = edges[pick(0, 9)];
+    p.number = edges[pick(random, 0, 9)];
   }
-  const int length = pick(0, 4) == 0 ? pick(0, 300) : pick(0, 20);
-  for (int i = 0; i < length; ++i) p.text += static_cast<char>(pick(0, 255));
+  const int length = pick(random, 0, 4) == 0 ? pick(random, 0, 300) : pick(random, 0, 20);
+  for (int i = 0; i < length; ++i) p.text += static_cast<char>(pick(random, 0, 255));
   return p;
 }
 
@@ -97,59 +97,48 @@ void stream_write(std::ostream& out, const piece& p) {
 
 TEST(Cursor, RandomInterleavingsMatchOstringstream) {
   temp_dir dir;
-  const auto cases = mapout::test::window_cases();
-  for (unsigned seed = 0; seed < 300; ++seed) {
-    const auto& which = cases[seed % cases.size()];
-    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
-    std::mt19937 random(seed);
-    auto pick = [&](int low, int high) {
-      return std::uniform_int_distribution<int>(low, high)(random);
-    };
-    const auto path = dir / ("out" + std::to_string(seed));
-    mapout::ostream out(path, std::ios::out, which.opts);
-    ASSERT_TRUE(out.is_open());
-    std::ostringstream reference;
-    std::size_t size = 0;
-    for (int step = pick(5, 40); step > 0; --step) {
-      switch (pick(0, 4)) {
-        case 0: {
-          // A seek back into what was written, or to its end.
-          const auto position = static_cast<std::streamoff>(
-              pick(0, 1) == 0 ? size : static_cast<std::size_t>(pick(0, static_cast<int>(size))));
-          out.seekp(position);
-          reference.seekp(position);
-          break;
-        }
-        case 1: {
-          const piece p = draw_piece(random);
-          out << p.number << p.text;
-          reference << p.number << p.text;
-          break;
-        }
-        case 2: {
-          const piece p = draw_piece(random);
-          stream_write(out, p);
-          stream_write(reference, p);
-          break;
-        }
-        default: {
-          mapout::cursor put(out);
-          for (int calls = pick(1, 60); calls > 0; --calls) {
-            const piece p = draw_piece(random);
-            write_piece(put, p);
-            write_piece(reference, p);
+  mapout::test::for_random_sequences(
+      dir, 300, [](mapout::ostream& out, std::ostringstream& reference, std::mt19937& random) {
+        std::size_t size = 0;
+        for (int step = pick(random, 5, 40); step > 0; --step) {
+          switch (pick(random, 0, 4)) {
+            case 0: {
+              // A seek back into what was written, or to its end.
+              const auto position = static_cast<std::streamoff>(
+                  pick(random, 0, 1) == 0
+                      ? size
+                      : static_cast<std::size_t>(pick(random, 0, static_cast<int>(size))));
+              out.seekp(position);
+              reference.seekp(position);
+              break;
+            }
+            case 1: {
+              const piece p = draw_piece(random);
+              out << p.number << p.text;
+              reference << p.number << p.text;
+              break;
+            }
+            case 2: {
+              const piece p = draw_piece(random);
+              stream_write(out, p);
+              stream_write(reference, p);
+              break;
+            }
+            default: {
+              mapout::cursor put(out);
+              for (int calls = pick(random, 1, 60); calls > 0; --calls) {
+                const piece p = draw_piece(random);
+                write_piece(put, p);
+                write_piece(reference, p);
+              }
+              if (pick(random, 0, 1) == 0) put.release();
+              break;
+            }
           }
-          if (pick(0, 1) == 0) put.release();
-          break;
+          ASSERT_TRUE(out.good());
+          size = std::max(size, static_cast<std::size_t>(reference.str().size()));
         }
-      }
-      ASSERT_TRUE(out.good());
-      size = std::max(size, static_cast<std::size_t>(reference.str().size()));
-    }
-    out.close();
-    ASSERT_TRUE(out.good());
-    ASSERT_EQ(read_file(path), reference.str());
-  }
+      });
 }
 
 TEST(Cursor, OnStreambufAndOutputFileMatchOstringstream) {

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "mapout/format.hpp"
+#include "random_sequences.hpp"
 #include "strategies.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::pick;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -72,54 +74,43 @@ std::string print_random(Out& out, std::mt19937& random) {
 
 TEST(Print, RandomInterleavingsMatchFmtFormat) {
   temp_dir dir;
-  const auto cases = mapout::test::window_cases();
-  for (unsigned seed = 0; seed < 200; ++seed) {
-    const auto& which = cases[seed % cases.size()];
-    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
-    std::mt19937 random(seed);
-    auto pick = [&](int low, int high) {
-      return std::uniform_int_distribution<int>(low, high)(random);
-    };
-    const auto path = dir / ("out" + std::to_string(seed));
-    mapout::ostream out(path, std::ios::out, which.opts);
-    std::ostringstream reference;
-    for (int step = pick(5, 40); step > 0; --step) {
-      switch (pick(0, 3)) {
-        case 0: {
-          const auto end = static_cast<std::streamoff>(reference.str().size());
-          const std::streamoff position = pick(0, 1) == 0 ? end : pick(0, static_cast<int>(end));
-          out.seekp(position);
-          reference.seekp(position);
-          break;
-        }
-        case 1:
-          reference << print_random(out, random);
-          break;
-        case 2: {
-          const int value = pick(INT_MIN, INT_MAX);
-          out << value << '\n';
-          reference << value << '\n';
-          break;
-        }
-        default: {
-          mapout::cursor put(out);
-          for (int calls = pick(1, 30); calls > 0; --calls) {
-            if (pick(0, 1) == 0) {
-              reference << print_random(put, random);
-            } else {
-              put << calls << ' ';
-              reference << calls << ' ';
+  mapout::test::for_random_sequences(
+      dir, 200, [](mapout::ostream& out, std::ostringstream& reference, std::mt19937& random) {
+        for (int step = pick(random, 5, 40); step > 0; --step) {
+          switch (pick(random, 0, 3)) {
+            case 0: {
+              const auto end = static_cast<std::streamoff>(reference.str().size());
+              const std::streamoff position =
+                  pick(random, 0, 1) == 0 ? end : pick(random, 0, static_cast<int>(end));
+              out.seekp(position);
+              reference.seekp(position);
+              break;
+            }
+            case 1:
+              reference << print_random(out, random);
+              break;
+            case 2: {
+              const int value = pick(random, INT_MIN, INT_MAX);
+              out << value << '\n';
+              reference << value << '\n';
+              break;
+            }
+            default: {
+              mapout::cursor put(out);
+              for (int calls = pick(random, 1, 30); calls > 0; --calls) {
+                if (pick(random, 0, 1) == 0) {
+                  reference << print_random(put, random);
+                } else {
+                  put << calls << ' ';
+                  reference << calls << ' ';
+                }
+              }
+              break;
             }
           }
-          break;
+          ASSERT_TRUE(out.good());
         }
-      }
-      ASSERT_TRUE(out.good());
-    }
-    out.close();
-    ASSERT_TRUE(out.good());
-    ASSERT_EQ(read_file(path), reference.str());
-  }
+      });
 }
 
 TEST(Print, EveryArgumentType) {
