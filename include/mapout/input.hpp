@@ -17,6 +17,10 @@
 
 namespace mapout {
 
+namespace detail {
+struct input_access;
+}
+
 // How the bytes will be read, given to the kernel as madvise(2) advice on a mapping. It changes
 // how far the kernel reads ahead from the disk; for a file already in the page cache it made no
 // difference measured (docs/decisions.md, "reading").
@@ -85,6 +89,7 @@ class MAPOUT_API mapped_input {
   std::ios_base::failure error_exception() const;
 
  private:
+  friend struct detail::input_access;  // mapout::istreambuf's way in
   struct state;
   std::unique_ptr<state> state_;
 };
