@@ -89,12 +89,14 @@ istreambuf* istreambuf::close() {
 }
 
 void istreambuf::set_position(std::int64_t position) noexcept {
-  if (input_.is_mapped() && position <= static_cast<std::int64_t>(input_.size())) {
+  // The mapping, empty when there is none: then only position 0 is in it, and underflow reads.
+  const std::string_view mapped = input_.view();
+  if (position <= static_cast<std::int64_t>(mapped.size())) {
     // The bytes are never written: every path that would store into the get area (pbackfail
     // with another character) fails instead.
-    char* const first = const_cast<char*>(input_.data());
+    char* const first = const_cast<char*>(mapped.data());
     buffered_ = false;
-    setg(first, first + position, first + input_.size());
+    setg(first, first + position, first + mapped.size());
   } else {
     char* const first = buffer_.get();
     buffered_ = true;
