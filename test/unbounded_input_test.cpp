@@ -24,6 +24,24 @@ using mapout::test::wait_for;
 
 constexpr std::size_t mib = std::size_t{1} << 20;
 
+// AddressSanitizer reserves terabytes of shadow memory: no address-space limit leaves it room.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool address_space_can_be_limited = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool address_space_can_be_limited = false;
+#else
+constexpr bool address_space_can_be_limited = true;
+#endif
+#else
+constexpr bool address_space_can_be_limited = true;
+#endif
+
+#define SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED()                                   \
+  if (!address_space_can_be_limited) {                                               \
+    GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under RLIMIT_AS"; \
+  }
+
 // Lets this process map no more than `headroom` bytes beyond what it has mapped now.
 bool limit_address_space(std::size_t headroom) {
   unsigned long long pages = 0;
@@ -56,15 +74,18 @@ int read_endless(const char* device, int mebibytes, bool zeroes) {
 }
 
 TEST(UnboundedInput, DevZeroReadsWhatIsAskedInBoundedMemory) {
+  SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED();
   EXPECT_EQ(wait_for(spawn([] { return read_endless("/dev/zero", 256, true); })), held);
 }
 
 TEST(UnboundedInput, DevUrandomReadsWhatIsAskedInBoundedMemory) {
+  SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED();
   EXPECT_EQ(wait_for(spawn([] { return read_endless("/dev/urandom", 96, false); })), held);
 }
 
 // mapped_input reads all of what it cannot map: an endless device never ends, and says so.
 TEST(UnboundedInput, MappedInputOfAnEndlessDeviceFailsSayingWhy) {
+  SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED();
   EXPECT_EQ(wait_for(spawn([] {
               if (!limit_address_space(64 * mib)) return int{no_limit};
               mapout::mapped_input in;
@@ -82,6 +103,7 @@ TEST(UnboundedInput, MappedInputOfAnEndlessDeviceFailsSayingWhy) {
 // A 4 GiB sparse file with lines at its start and end, read with 256 MiB of address space to
 // spare: mapout::istream reads it through its buffer; mapped_input cannot map it and says why.
 TEST(UnboundedInput, FileLargerThanTheFreeAddressSpaceIsRead) {
+  SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED();
   temp_dir dir;
   const auto path = dir / "huge";
   const off_t size = off_t{4} << 30;
