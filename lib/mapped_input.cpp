@@ -88,8 +88,8 @@ struct mapped_input::state {
   // The first failure met reading since open: the mapped file became smaller than its mapping
   // (kept, since the bytes read meanwhile may have been the lost ones), or a read by istreambuf.
   // Atomic: error() is const and may be asked from any thread that reads the bytes.
-  mutable std::atomic<int> change_error{0};
-  mutable std::atomic<const char*> change_operation{nullptr};
+  mutable std::atomic<int> reading_error{0};
+  mutable std::atomic<const char*> reading_operation{nullptr};
 
   failure open_file(const char* file, access advice, bool read_unmappable) noexcept;
   failure map_file(std::size_t length, access advice) noexcept;
@@ -98,34 +98,37 @@ struct mapped_input::state {
   // Opens `path` into `owned`, making the state first.
   static std::error_code open_into(std::unique_ptr<state>& owned, const std::filesystem::path& path,
                                    access advice, bool read_unmappable) noexcept;
-  failure record_change(failure why) const noexcept;
-  failure change() const noexcept;
+  failure record_reading_failure(failure why) const noexcept;
+  failure reading_failure() const noexcept;
   failure size_now(std::uint64_t& now) const noexcept;
   failure failure_now() const noexcept;
 };
 
-failure mapped_input::state::record_change(failure why) const noexcept {
+failure mapped_input::state::record_reading_failure(failure why) const noexcept {
+  if (failure first = reading_failure()) return first;
   int none = 0;
-  change_operation.store(why.operation, std::memory_order_relaxed);
-  change_error.compare_exchange_strong(none, why.error, std::memory_order_release);
-  return change();
+  reading_operation.store(why.operation, std::memory_order_relaxed);
+  reading_error.compare_exchange_strong(none, why.error, std::memory_order_release);
+  return reading_failure();
 }
 
-failure mapped_input::state::change() const noexcept {
-  const int error = change_error.load(std::memory_order_acquire);
-  return {error, error ? change_operation.load(std::memory_order_relaxed) : nullptr};
+failure mapped_input::state::reading_failure() const noexcept {
+  const int error = reading_error.load(std::memory_order_acquire);
+  return {error, error ? reading_operation.load(std::memory_order_relaxed) : nullptr};
 }
 
 failure mapped_input::state::size_now(std::uint64_t& now) const noexcept {
   if (guard) {
     if (failure faulted = guard->failed()) return faulted;
   }
-  if (failure seen = change()) return seen;
+  if (failure seen = reading_failure()) return seen;
   if (!map) return {};
   struct stat st;
-  if (detail::sys().fstat(fd.get(), &st) != 0) return record_change(detail::errno_failure("fstat"));
+  if (detail::sys().fstat(fd.get(), &st) != 0) {
+    return record_reading_failure(detail::errno_failure("fstat"));
+  }
   now = static_cast<std::uint64_t>(st.st_size);
-  if (map && now < size) return record_change({EIO, read_truncated_by_another_process});
+  if (now < size) return record_reading_failure({EIO, read_truncated_by_another_process});
   return {};
 }
 
@@ -206,7 +209,7 @@ failure mapped_input::state::close_file() noexcept {
   data = no_bytes;
   size = 0;
   open = false;
-  change_error.store(0, std::memory_order_relaxed);
+  reading_error.store(0, std::memory_order_relaxed);
   const failure closed = fd.close();
   return why ? why : closed;
 }
@@ -309,7 +312,7 @@ std::error_code input_access::open_unread(mapped_input& input, const std::filesy
 }
 
 void input_access::record_failure(const mapped_input& input, failure why) noexcept {
-  if (input.state_) input.state_->record_change(why);
+  if (input.state_) input.state_->record_reading_failure(why);
 }
 
 int input_access::descriptor(const mapped_input& input) noexcept {
