@@ -3,11 +3,16 @@
 #include "mapout/input.hpp"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <new>
 
+#include "input_access.hpp"
 #include "read_all.hpp"
 #include "sigbus_guard.hpp"
 #include "sys.hpp"
@@ -20,6 +25,10 @@ using detail::failure;
 namespace {
 
 constexpr char no_bytes[] = "";
+constexpr char read_truncated_by_another_process[] =
+    "read from a file truncated by another process";
+constexpr char larger_than_the_address_space[] =
+    "map (the file is larger than the free address space)";
 
 std::error_code code_of(const failure& why) noexcept {
   return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
@@ -43,6 +52,25 @@ int advice_of(access advice) noexcept {
   return MADV_NORMAL;
 }
 
+// True when `length` bytes cannot fit beside what the process has mapped already, under
+// RLIMIT_AS or the 128 TiB a process may address on x86-64: mmap's ENOMEM then means the file is
+// too large, not that memory is short.
+bool exceeds_free_address_space(std::uint64_t length) noexcept {
+  std::uint64_t limit = std::uint64_t{1} << 47;
+  struct rlimit address_space;
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY &&
+      address_space.rlim_cur < limit) {
+    limit = address_space.rlim_cur;
+  }
+  unsigned long long pages = 0;
+  if (std::FILE* statm = std::fopen("/proc/self/statm", "re")) {
+    if (std::fscanf(statm, "%llu", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  const std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  return used >= limit || length > limit - used;
+}
+
 }  // namespace
 
 struct mapped_input::state {
@@ -57,14 +85,63 @@ struct mapped_input::state {
   const char* data = no_bytes;
   std::size_t size = 0;
   bool open = false;
+  // The first failure met reading since open: the mapped file became smaller than its mapping
+  // (kept, since the bytes read meanwhile may have been the lost ones), or a read by istreambuf.
+  // Atomic: error() is const and may be asked from any thread that reads the bytes.
+  mutable std::atomic<int> reading_error{0};
+  mutable std::atomic<const char*> reading_operation{nullptr};
 
-  failure open_file(const char* file, access advice) noexcept;
+  failure open_file(const char* file, access advice, bool read_unmappable) noexcept;
   failure map_file(std::size_t length, access advice) noexcept;
   failure read_file(std::size_t expected) noexcept;
   failure close_file() noexcept;
+  // Opens `path` into `owned`, making the state first.
+  static std::error_code open_into(std::unique_ptr<state>& owned, const std::filesystem::path& path,
+                                   access advice, bool read_unmappable) noexcept;
+  failure record_reading_failure(failure why) const noexcept;
+  failure reading_failure() const noexcept;
+  failure size_now(std::uint64_t& now) const noexcept;
+  failure failure_now() const noexcept;
 };
 
-failure mapped_input::state::open_file(const char* file, access advice) noexcept {
+failure mapped_input::state::record_reading_failure(failure why) const noexcept {
+  if (failure first = reading_failure()) return first;
+  int none = 0;
+  reading_operation.store(why.operation, std::memory_order_relaxed);
+  reading_error.compare_exchange_strong(none, why.error, std::memory_order_release);
+  return reading_failure();
+}
+
+failure mapped_input::state::reading_failure() const noexcept {
+  const int error = reading_error.load(std::memory_order_acquire);
+  return {error, error ? reading_operation.load(std::memory_order_relaxed) : nullptr};
+}
+
+failure mapped_input::state::size_now(std::uint64_t& now) const noexcept {
+  if (guard) {
+    if (failure faulted = guard->failed()) return faulted;
+  }
+  if (failure seen = reading_failure()) return seen;
+  if (!map) return {};
+  struct stat st;
+  if (detail::sys().fstat(fd.get(), &st) != 0) {
+    return record_reading_failure(detail::errno_failure("fstat"));
+  }
+  now = static_cast<std::uint64_t>(st.st_size);
+  if (now < size) return record_reading_failure({EIO, read_truncated_by_another_process});
+  return {};
+}
+
+// The last open's or close's failure, else the guard's (a read met a lost page), else the first
+// failure of reading on, else a mapped file found smaller than its mapping, now or before.
+failure mapped_input::state::failure_now() const noexcept {
+  if (error) return error;
+  std::uint64_t ignored = 0;
+  return size_now(ignored);
+}
+
+failure mapped_input::state::open_file(const char* file, access advice,
+                                       bool read_unmappable) noexcept {
   fd = detail::descriptor(
       detail::retry_on_eintr(detail::sys().open, file, O_RDONLY | O_CLOEXEC, mode_t{0}));
   if (!fd) return detail::errno_failure("open");
@@ -73,21 +150,31 @@ failure mapped_input::state::open_file(const char* file, access advice) noexcept
   open = true;
   const bool regular = S_ISREG(st.st_mode);
   const auto length = static_cast<std::uint64_t>(regular ? st.st_size : 0);
-  if (length > PTRDIFF_MAX) return {EFBIG, "map"};
+  if (length > PTRDIFF_MAX) {
+    return read_unmappable ? failure{EFBIG, larger_than_the_address_space} : failure{};
+  }
   // An empty regular file may be a /proc file whose size says nothing; reading finds out. A
   // thread that blocks SIGBUS would die at a fault the guard cannot catch.
   if (length > 0 && detail::kind_of(fd.get()) != detail::target_kind::unmappable &&
       !detail::sigbus_blocked()) {
     const failure why = map_file(static_cast<std::size_t>(length), advice);
-    // sysfs and other special files that refuse mmap are read like a pipe.
-    if (why.error != ENODEV) return why;
+    // sysfs and other special files that refuse mmap are read like a pipe; a file with no room
+    // in the address space only by a caller that reads as it consumes.
+    const bool no_room = why.operation == larger_than_the_address_space;
+    if (why.error != ENODEV && (read_unmappable || !no_room)) return why;
   }
+  if (!read_unmappable) return S_ISDIR(st.st_mode) ? failure{EISDIR, "read"} : failure{};
   return read_file(static_cast<std::size_t>(length));
 }
 
 failure mapped_input::state::map_file(std::size_t length, access advice) noexcept {
   void* const address = detail::sys().mmap(nullptr, length, PROT_READ, MAP_SHARED, fd.get(), 0);
-  if (address == MAP_FAILED) return detail::errno_failure("map");
+  if (address == MAP_FAILED) {
+    if (errno == ENOMEM && exceeds_free_address_space(length)) {
+      return {ENOMEM, larger_than_the_address_space};
+    }
+    return detail::errno_failure("map");
+  }
   map = static_cast<char*>(address);
   data = map;
   size = length;
@@ -122,8 +209,28 @@ failure mapped_input::state::close_file() noexcept {
   data = no_bytes;
   size = 0;
   open = false;
+  reading_error.store(0, std::memory_order_relaxed);
   const failure closed = fd.close();
   return why ? why : closed;
+}
+
+std::error_code mapped_input::state::open_into(std::unique_ptr<state>& owned,
+                                               const std::filesystem::path& path, access advice,
+                                               bool read_unmappable) noexcept {
+  if (!owned) {
+    owned.reset(new (std::nothrow) state);
+    if (!owned) return std::make_error_code(std::errc::not_enough_memory);
+  }
+  state& s = *owned;
+  s.close_file();
+  try {
+    s.path = path;
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+  s.error = s.open_file(path.c_str(), advice, read_unmappable);
+  if (s.error) s.close_file();
+  return code_of(s.error);
 }
 
 mapped_input::mapped_input() noexcept = default;
@@ -149,20 +256,7 @@ void mapped_input::swap(mapped_input& other) noexcept {
 }
 
 std::error_code mapped_input::open(const std::filesystem::path& path, access advice) noexcept {
-  if (!state_) {
-    state_.reset(new (std::nothrow) state);
-    if (!state_) return std::make_error_code(std::errc::not_enough_memory);
-  }
-  state& s = *state_;
-  s.close_file();
-  try {
-    s.path = path;
-  } catch (...) {
-    return std::make_error_code(std::errc::not_enough_memory);
-  }
-  s.error = s.open_file(path.c_str(), advice);
-  if (s.error) s.close_file();
-  return code_of(s.error);
+  return state::open_into(state_, path, advice, true);
 }
 
 std::error_code mapped_input::close() noexcept {
@@ -192,18 +286,8 @@ const std::filesystem::path& mapped_input::path() const noexcept {
   return state_ ? state_->path : no_path;
 }
 
-namespace {
-
-// The failure error() reports: the last open's or close's, else the guard's.
-failure failure_of(const failure& kept, const detail::sigbus_guard* guard) noexcept {
-  if (kept || !guard) return kept;
-  return guard->failed();
-}
-
-}  // namespace
-
 std::error_code mapped_input::error() const noexcept {
-  return state_ ? code_of(failure_of(state_->error, state_->guard.get())) : std::error_code{};
+  return state_ ? code_of(state_->failure_now()) : std::error_code{};
 }
 
 std::string mapped_input::error_message() const {
@@ -212,7 +296,7 @@ std::string mapped_input::error_message() const {
 }
 
 std::ios_base::failure mapped_input::error_exception() const {
-  const failure why = state_ ? failure_of(state_->error, state_->guard.get()) : failure{};
+  const failure why = state_ ? state_->failure_now() : failure{};
   if (!why) {
     return std::ios_base::failure("mapout: not open",
                                   std::make_error_code(std::errc::bad_file_descriptor));
@@ -220,4 +304,25 @@ std::ios_base::failure mapped_input::error_exception() const {
   return std::ios_base::failure(context_of(why, state_->path), code_of(why));
 }
 
+namespace detail {
+
+std::error_code input_access::open_unread(mapped_input& input, const std::filesystem::path& path,
+                                          access advice) noexcept {
+  return mapped_input::state::open_into(input.state_, path, advice, false);
+}
+
+void input_access::record_failure(const mapped_input& input, failure why) noexcept {
+  if (input.state_) input.state_->record_reading_failure(why);
+}
+
+int input_access::descriptor(const mapped_input& input) noexcept {
+  return input.state_ ? input.state_->fd.get() : -1;
+}
+
+failure input_access::size_now(const mapped_input& input, std::uint64_t& size) noexcept {
+  if (!input.state_) return {EBADF, "fstat"};
+  return input.state_->size_now(size);
+}
+
+}  // namespace detail
 }  // namespace mapout

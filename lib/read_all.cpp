@@ -9,19 +9,21 @@ namespace {
 
 // The first allocation when the size is unknown, as for a pipe or a /proc file.
 constexpr std::size_t unknown_size_start = std::size_t{64} << 10;
+// An endless input (/dev/zero) ends here too.
+constexpr char no_memory[] = "read (no memory for the whole input)";
 
 }  // namespace
 
 failure read_all(int fd, std::size_t expected, heap_bytes& bytes, std::size_t& size) noexcept {
   std::size_t capacity = expected > 0 ? expected + 1 : unknown_size_start;
   heap_bytes memory(static_cast<char*>(std::malloc(capacity)));
-  if (!memory) return {ENOMEM, "read"};
+  if (!memory) return {ENOMEM, no_memory};
   std::size_t filled = 0;
   for (;;) {
     if (filled == capacity) {
       capacity *= 2;
       char* const grown = static_cast<char*>(std::realloc(memory.get(), capacity));
-      if (!grown) return {ENOMEM, "read"};
+      if (!grown) return {ENOMEM, no_memory};
       memory.release();
       memory.reset(grown);
     }

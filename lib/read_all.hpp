@@ -16,7 +16,8 @@ using heap_bytes = std::unique_ptr<char, free_deleter>;
 
 // Reads from `fd` until end of file into `bytes`, `size` of them. `expected` is what fstat said
 // (0 when it says nothing): the first allocation holds that much and one byte more, so that a
-// regular file is read without growing. Fails with the read's errno, or ENOMEM.
+// regular file is read without growing. Fails with the read's errno, or ENOMEM when the
+// input does not end before memory runs out.
 failure read_all(int fd, std::size_t expected, heap_bytes& bytes, std::size_t& size) noexcept;
 
 }  // namespace mapout::detail

@@ -13,113 +13,21 @@
 #include <utility>
 
 #include "child_process.hpp"
+#include "input_sequences.hpp"
 #include "mapout/istream.hpp"
 #include "mapout/ostream.hpp"
+#include "system_call_override.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::random_text;
 using mapout::test::read_file;
+using mapout::test::step;
 using mapout::test::temp_dir;
 using mapout::test::write_file;
 
 const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-
-// Text that every extractor has something to do with: words, numbers (some too large for an
-// int), runs of blanks and newlines, and now and then a NUL or a byte above 127.
-std::string random_text(std::size_t size, unsigned seed) {
-  std::mt19937 random(seed);
-  static const char alphabet[] = "abcxyz0123456789-+ \n\t.";
-  std::string text(size, ' ');
-  for (char& c : text) {
-    const unsigned pick = random() % 100;
-    c = pick == 0 ? '\0' : pick == 1 ? '\xe9' : alphabet[random() % (sizeof alphabet - 1)];
-  }
-  return text;
-}
-
-// One step of a random sequence, applied alike to both streams; what it returns is compared.
-std::string step(std::istream& in, unsigned op, std::mt19937& random, std::int64_t size) {
-  std::ostringstream seen;
-  switch (op) {
-    case 0:
-      seen << "get " << in.get();
-      break;
-    case 1: {
-      std::string line;
-      std::getline(in, line);
-      seen << "getline " << line;
-      break;
-    }
-    case 2: {
-      const char delimiter = "\n x"[random() % 3];
-      char line[64];
-      in.getline(line, 1 + random() % sizeof line, delimiter);
-      seen << "getline(n) " << std::string(line, static_cast<std::size_t>(in.gcount()));
-      break;
-    }
-    case 3: {
-      std::string bytes(random() % (2 * page + 3), '\0');
-      in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      seen << "read " << std::string(bytes.data(), static_cast<std::size_t>(in.gcount()));
-      break;
-    }
-    case 4: {
-      int number = 0;
-      in >> number;
-      seen << ">>int " << number;
-      break;
-    }
-    case 5: {
-      std::string word;
-      in >> word;
-      seen << ">>string " << word;
-      break;
-    }
-    case 6: {
-      const std::int64_t target = static_cast<std::int64_t>(random() % (size + 10)) - 3;
-      switch (random() % 3) {
-        case 0:
-          in.seekg(target);
-          break;
-        case 1:
-          in.seekg(target - size / 2, std::ios_base::cur);
-          break;
-        default:
-          in.seekg(target - size, std::ios_base::end);
-          break;
-      }
-      seen << "seekg";
-      break;
-    }
-    case 7:
-      seen << "tellg " << in.tellg();
-      break;
-    case 8:
-      in.unget();
-      seen << "unget";
-      break;
-    case 9:
-      seen << "peek " << in.peek();
-      break;
-    case 10: {
-      char bytes[32];
-      in.get(bytes, 1 + random() % sizeof bytes, "\n x"[random() % 3]);
-      seen << "get(n) " << std::string(bytes, static_cast<std::size_t>(in.gcount()));
-      break;
-    }
-    case 11:
-      in.ignore(random() % 300, '\n');
-      seen << "ignore";
-      break;
-    default:
-      in.clear();
-      seen << "clear";
-      break;
-  }
-  seen << " gcount " << in.gcount() << " state " << in.rdstate();
-  return seen.str();
-}
 
 void expect_same_as_ifstream(const std::filesystem::path& path, unsigned seed) {
   std::ifstream expected(path, std::ios::binary);
@@ -144,6 +52,28 @@ TEST(Istream, RandomCallsMatchIfstreamForEverySizeClass) {
     SCOPED_TRACE(size);
     const auto path = dir / ("f" + std::to_string(size));
     write_file(path, random_text(size, static_cast<unsigned>(size)));
+    for (unsigned seed = 1; seed <= 8; ++seed) expect_same_as_ifstream(path, seed);
+  }
+}
+
+// The buffer that reads what cannot be mapped, made to read regular files: every call and seek
+// across its refills, its ends and the byte it keeps for unget.
+TEST(Istream, RandomCallsMatchIfstreamWhenReadThroughTheBuffer) {
+  temp_dir dir;
+  const mapout::test::system_call_override<&mapout::detail::system_calls::mmap> no_device(
+      [](void*, std::size_t, int, int, int, off_t) -> void* {
+        errno = ENODEV;
+        return MAP_FAILED;
+      });
+  for (const std::size_t size :
+       {std::size_t{1}, page + 1, (std::size_t{64} << 10) + 1, (std::size_t{1} << 20) + 7}) {
+    SCOPED_TRACE(size);
+    const auto path = dir / ("f" + std::to_string(size));
+    write_file(path, random_text(size, static_cast<unsigned>(size)));
+    {
+      const mapout::istream in(path);
+      ASSERT_FALSE(in.rdbuf()->input().is_mapped());
+    }
     for (unsigned seed = 1; seed <= 8; ++seed) expect_same_as_ifstream(path, seed);
   }
 }
@@ -227,10 +157,11 @@ TEST(Istream, PipeAndProcInputsReadLikeIfstream) {
     ::close(ends[1]);
   });
   mapout::istream pipe("/dev/fd/" + std::to_string(ends[0]));
-  writer.join();
-  ::close(ends[0]);
+  EXPECT_EQ(pipe.view(), "");  // read as it is consumed, not at open
   std::ostringstream copy;
   copy << pipe.rdbuf();
+  writer.join();
+  ::close(ends[0]);
   EXPECT_EQ(copy.str(), text);
 
   mapout::istream proc("/proc/filesystems");

@@ -17,6 +17,10 @@
 
 namespace mapout {
 
+namespace detail {
+struct input_access;
+}
+
 // How the bytes will be read, given to the kernel as madvise(2) advice on a mapping. It changes
 // how far the kernel reads ahead from the disk; for a file already in the page cache it made no
 // difference measured (docs/decisions.md, "reading").
@@ -40,14 +44,26 @@ enum class access {
 // Everything else is read into memory at open, to its end, behind the same interface: pipes,
 // FIFOs, character devices and sockets, files whose size says nothing (empty files and /proc),
 // files the file system will not map (sysfs), network and FUSE file systems (as the output side
-// classifies them), and any file opened in a thread that blocks SIGBUS.
+// classifies them), and any file opened in a thread that blocks SIGBUS. An input that never ends
+// (/dev/zero) fails when memory runs out, "read (no memory for the whole input)", and a file
+// larger than the free address space fails to map, "map (the file is larger than the free address
+// space)"; mapout::istream reads both as it consumes them.
 //
-// A mapped file that another process truncates loses the pages past its new end, and reading one
-// raises SIGBUS. mapout's handler, the one that guards output, catches it: that read and every
-// later one from the lost pages yield zeroes, and error() becomes EIO, "read from a file truncated
-// by another process" (an I/O error under the mapping: EIO, "read"). The process is not killed,
-// unless a SIGBUS handler installed after mapout's replaces it, or the reading thread blocks
-// SIGBUS (the kernel then kills, as for any mapping).
+// A file another process changes while it is mapped. What a reader can rely on:
+// - size() and view() are the file as it was at open; bytes appended later are not in view()
+//   (open again to see them; mapout::istream reads them on).
+// - Bytes rewritten in place by another process show in view() as they land: the mapping is the
+//   page cache, as read(2) is. A file replaced by rename is not seen: the mapping is the old file.
+// - A file cut to fewer pages: a read from a lost page raises SIGBUS, which mapout's handler, the
+//   one that guards output, catches: that read and every later one from the lost pages yield
+//   zeroes, and error() becomes EIO, "read from a file truncated by another process" (an I/O
+//   error under the mapping: EIO, "read"). The process is not killed, unless a SIGBUS handler
+//   installed after mapout's replaces it, or the reading thread blocks SIGBUS (the kernel then
+//   kills, as for any mapping).
+// - A file cut inside its last page faults nowhere: the lost bytes read as zeroes. error() asks
+//   the file's size (fstat) and reports the same EIO from then on.
+// What it cannot rely on: bytes read before error() was asked are not known to be the file's. A
+// reader that must know checks error() after reading, as it would check a stream's state.
 class MAPOUT_API mapped_input {
  public:
   mapped_input() noexcept;
@@ -77,7 +93,8 @@ class MAPOUT_API mapped_input {
 
   const std::filesystem::path& path() const noexcept;
   // The last open's or close's error, else EIO once a read from the mapping met a page the file
-  // lost; nothing otherwise.
+  // lost or the file is found smaller than the mapping (one fstat per call while mapped and
+  // whole); nothing otherwise.
   std::error_code error() const noexcept;
   // "mapout: <operation> '<path>': <reason>" for error(), or "" when there is none.
   std::string error_message() const;
@@ -85,6 +102,7 @@ class MAPOUT_API mapped_input {
   std::ios_base::failure error_exception() const;
 
  private:
+  friend struct detail::input_access;  // mapout::istreambuf's way in
   struct state;
   std::unique_ptr<state> state_;
 };

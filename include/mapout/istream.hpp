@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <ios>
 #include <istream>
+#include <memory>
 #include <streambuf>
 #include <string>
 #include <string_view>
@@ -15,19 +16,28 @@
 
 namespace mapout {
 
-// A read-only std::basic_filebuf whose get area is the whole file (mapout::mapped_input: the
-// mapping, or the bytes read into memory where the file cannot be mapped). Nothing is copied on
-// the way in, underflow runs only at the end of the file, and a seek moves a pointer.
+// A read-only std::basic_filebuf whose get area is the whole file where it can be mapped
+// (mapout::mapped_input): nothing is copied on the way in, underflow runs only at the end of the
+// mapping, and a seek inside it moves a pointer. What cannot be mapped is read as it is consumed,
+// through a buffer of 64 KiB, as std::filebuf reads: pipes, FIFOs, character devices (an endless
+// one such as /dev/zero too), /proc files, and files larger than the free address space.
 //
 //   mapout::istreambuf buf;
 //   if (!buf.open("in.txt")) return;
 //   std::istream in(&buf);
 //
-// As with std::filebuf, a seek past the end succeeds and reads there find end of file. putback of
-// a character other than the one before the position fails, as on a std::stringbuf opened for
-// reading only: the bytes are read-only. When another process truncates the file under the
-// mapping, the lost bytes read as zeroes and underflow throws std::ios_base::failure (EIO, the
-// path) at the end, which std::istream turns into badbit.
+// As with std::filebuf, a seek past the end succeeds and reads there find end of file; seeking
+// fails on a pipe. putback of a character other than the one before the position fails, as on a
+// std::stringbuf opened for reading only: the bytes are read-only.
+//
+// A file another process changes while it is read: at the end of the mapping, underflow asks the
+// file's size (fstat). Bytes appended since open are read on, through the buffer, as
+// std::ifstream reads them. A file found smaller than its mapping is an error: underflow throws
+// std::ios_base::failure (EIO, "read from a file truncated by another process", the path), which
+// std::istream turns into badbit. The bytes read before that from the part that was cut away read
+// as zeroes (a cut inside the last page), or as zeroes after a SIGBUS the truncation guard caught
+// (a cut to fewer pages); they are never reported as a good end of file. A file replaced by
+// rename is not seen: the stream reads the file it opened, as std::ifstream does.
 class MAPOUT_API istreambuf : public std::streambuf {
  public:
   istreambuf() = default;
@@ -46,7 +56,8 @@ class MAPOUT_API istreambuf : public std::streambuf {
   istreambuf* close();
   bool is_open() const noexcept { return input_.is_open(); }
 
-  // The whole file, whatever has been read of it.
+  // The mapping of the whole file, whatever has been read of it; empty (not is_mapped()) when the
+  // input is read as it is consumed.
   const mapped_input& input() const noexcept { return input_; }
   std::error_code error() const noexcept { return input_.error(); }
   std::string error_message() const { return input_.error_message(); }
@@ -61,15 +72,24 @@ class MAPOUT_API istreambuf : public std::streambuf {
  private:
   friend class istream;
 
-  // Moves the get pointer to `position`, or past the end where lseek would go.
+  // Moves the get pointer to `position`: into the mapping, or, past it, to an empty buffer that
+  // the next underflow fills from there.
   void set_position(std::int64_t position) noexcept;
   std::int64_t position() const noexcept;
-  // Throws the failure error() describes, when there is one.
-  void throw_if_failed() const;
+  // Reads the bytes from `position` into the buffer, keeping the byte before it for unget.
+  void fill(std::int64_t position);
+  // Records the failure of a call on the descriptor, for error(), and throws it.
+  [[noreturn]] void throw_failure(int error, const char* operation) const;
 
   mapped_input input_;
-  // After a seek past the end, where the stream is; -1 when inside the file.
-  std::int64_t past_end_ = -1;
+  // The get area is the mapping, or, when `buffered_`, the buffer: bytes read at `buffer_start_`
+  // (the file offset of eback()). The buffer comes at the first underflow that needs it.
+  std::unique_ptr<char[]> buffer_;
+  bool buffered_ = false;
+  std::int64_t buffer_start_ = 0;
+  // Where the descriptor's own offset is, -1 when unknown; lseek fails on pipes (not seekable).
+  std::int64_t descriptor_offset_ = 0;
+  bool seekable_ = false;
 };
 
 inline void swap(istreambuf& a, istreambuf& b) noexcept {
@@ -100,9 +120,11 @@ class MAPOUT_API istream : public std::istream {
   void close();
 
   istreambuf* rdbuf() const noexcept { return const_cast<istreambuf*>(&buf_); }
-  // The whole file, without reading it through the stream.
+  // The whole file, without reading it through the stream, where it is mapped; empty where it is
+  // read as it is consumed (a pipe, a device, a file larger than the free address space).
   std::string_view view() const noexcept { return buf_.input().view(); }
-  // The last open's error, or EIO once the file lost bytes under the mapping, and its message.
+  // The last open's error, or EIO once the file was found smaller than its mapping, and its
+  // message.
   std::error_code error() const noexcept { return buf_.error(); }
   std::string error_message() const { return buf_.error_message(); }
 
