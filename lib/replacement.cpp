@@ -144,19 +144,18 @@ failure replacement::find_target(const descriptor& opened) noexcept {
 }
 
 failure replacement::create_temporary(descriptor& temporary) noexcept {
-  // The temporary's bits until close: never more than the final file's owner bits. An unnamed
+  // The temporary's bits until close are never more than the final file's owner bits. An unnamed
   // temporary for a new file takes 0666 and the umask (or the directory's default ACL) as
   // std::ofstream's file would: no one can open it before it is named at close.
-  const mode_t final_mode = target_exists_ ? target_.st_mode & 07777 : new_file_mode();
-  const mode_t private_mode = final_mode & 0600;
   temporary =
       descriptor(retry_on_eintr(sys().openat, directory_.get(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC,
-                                target_exists_ ? private_mode : mode_t{0666}));
+                                target_exists_ ? target_.st_mode & 0600 : mode_t{0666}));
   // File systems without O_TMPFILE refuse it with EOPNOTSUPP, or EISDIR on kernels that do not
   // know the flag.
   if (!temporary && errno != EOPNOTSUPP && errno != EISDIR) return errno_failure("open temporary");
   if (temporary) return {};
-  new_mode_ = final_mode;
+  if (!target_exists_) new_mode_ = new_file_mode();
+  const mode_t private_mode = (target_exists_ ? target_.st_mode : new_mode_) & 0600;
   if (failure why = make_unique_name([&](const char* name) {
         temporary = descriptor(retry_on_eintr(sys().openat, directory_.get(), name,
                                               O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, private_mode));
