@@ -120,11 +120,6 @@ failure replacement::find_target(const descriptor& opened) noexcept {
     if (target_name_.size() > NAME_MAX) return {ENAMETOOLONG, "open"};
     return {};
   }
-  struct stat named;
-  if (sys().fstatat(directory_.get(), target_name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 ||
-      !same_inode(named, target_)) {
-    return {EAGAIN, "open"};
-  }
   struct stat directory;
   if (sys().fstat(directory_.get(), &directory) != 0) return errno_failure("fstat");
   if (directory.st_mode & S_ISVTX) {
@@ -133,6 +128,7 @@ failure replacement::find_target(const descriptor& opened) noexcept {
     const descriptor creating(retry_on_eintr(
         sys().open, target_path_.c_str(),
         O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, mode_t{0666}));
+    struct stat named;
     if (!creating) return errno_failure("open");
     if (sys().fstat(creating.get(), &named) != 0 || !same_inode(named, target_)) {
       return {EAGAIN, "open"};
