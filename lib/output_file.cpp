@@ -181,11 +181,12 @@ void output_file::state::replace_target() noexcept {
       comparison->unchanged(static_cast<std::uint64_t>(st.st_size))) {
     return drop_replacement();
   }
+  // Owner and bits first, so that fdatasync finds them with the bytes.
+  if (!file.error) file.fail(replacement->settle(file.fd.get()));
   if (!file.error && map_options.durable &&
       detail::retry_on_eintr(detail::sys().fdatasync, file.fd.get()) != 0) {
     file.fail("fdatasync");
   }
-  if (!file.error) file.fail(replacement->settle(file.fd.get()));
   if (!file.error) file.fail(replacement->link(file.fd.get()));
   // Closed before the rename: a file system that reports write-back errors at close (NFS) must
   // not have the target replaced first.

@@ -185,6 +185,8 @@ TEST(HostileReplacement, ProtectionsHoldForAnotherUserInStickyDirectories) {
   const pid_t child = ::fork();
   if (child == 0) {
     ::setenv("MAPOUT_HOSTILE_DIR", dir.path().c_str(), 1);
+    // nobody may not write the parent's test reports.
+    ::unsetenv("GTEST_OUTPUT");
     const std::string self = fs::read_symlink("/proc/self/exe").string();
     ::execl("/usr/bin/setpriv", "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
             self.c_str(), "--gtest_filter=HostileDirectoryAsNobody.*", static_cast<char*>(nullptr));
