@@ -729,6 +729,43 @@ TEST(ReplacementErrors, RenameFailureKeepsTheOldFile) {
   }
 }
 
+// The new file's owner and bits are given at close, after every byte: a failure there keeps the
+// old file, reported with the call that failed, for a named temporary too.
+TEST(ReplacementErrors, OwnerOrBitsFailingAtCloseKeepTheOldFile) {
+  system_call_override<&calls::fchmod> no_fchmod([](int, mode_t) {
+    errno = EIO;
+    return -1;
+  });
+  system_call_override<&calls::fchown> no_fchown([](int, uid_t, gid_t) {
+    errno = EIO;
+    return -1;
+  });
+  for (bool tmpfile : {true, false}) {
+    for (bool another_owner : {false, true}) {
+      SCOPED_TRACE(std::string(tmpfile ? "O_TMPFILE" : "named") +
+                   (another_owner ? ", another owner" : ""));
+      if (another_owner && ::geteuid() != 0) continue;
+      system_call_override<&calls::openat> openat(
+          tmpfile ? mapout::detail::real_system_calls().openat : refuse_tmpfile);
+      temp_dir dir;
+      write_old_file(dir / "out", "old");
+      if (another_owner) {
+        ASSERT_EQ(::chown((dir / "out").c_str(), nobody, nobody), 0);
+      }
+      mapout::ostream out(dir / "out", std::ios::out, with({}, true, true));
+      ASSERT_TRUE(out.is_open()) << out.error_message();
+      out << "new";
+      out.close();
+      EXPECT_FALSE(out);
+      EXPECT_EQ(out.error(), std::errc::io_error);
+      EXPECT_NE(out.error_message().find(another_owner ? "fchown" : "fchmod"), std::string::npos)
+          << out.error_message();
+      EXPECT_EQ(read_file(dir / "out"), "old");
+      EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out"});
+    }
+  }
+}
+
 TEST(ReplacementErrors, FullDiskWhileWritingTheTemporaryKeepsTheOldFile) {
   for (const auto& strategy : every_strategy()) {
     SCOPED_TRACE(strategy.name);
