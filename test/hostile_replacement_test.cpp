@@ -182,6 +182,20 @@ TEST(HostileReplacement, ProtectionsHoldForAnotherUserInStickyDirectories) {
   make_directory(dir / "shared", directory_owner, nogroup, 01775);
   plant_file(dir / "shared" / "theirs", "theirs", attacker, attacker, 0666);
 
+  // Root meets the protections too: they are no permission check that capabilities pass.
+  for (const char* name : {"gen.h", "dangling", "planted"}) {
+    errno = 0;
+    std::ofstream probe(dir / "sticky" / name, std::ios::app);
+    const int ofstream_errno = errno;
+    EXPECT_FALSE(probe.is_open()) << name;
+    for (bool atomic : {false, true}) {
+      mapout::output_file file;
+      EXPECT_EQ(file.open(dir / "sticky" / name, std::ios::out, replacing(atomic, !atomic)),
+                std::error_code(ofstream_errno, std::system_category()))
+          << name << ": " << file.error_message();
+    }
+  }
+
   const pid_t child = ::fork();
   if (child == 0) {
     ::setenv("MAPOUT_HOSTILE_DIR", dir.path().c_str(), 1);
