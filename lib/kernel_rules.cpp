@@ -1,5 +1,5 @@
 // The kernel's rules for following links, replacing in sticky directories and new files' bits, as
-// fs/namei.c applies them, with the settings and credentials /proc shows.
+// the kernel applies them, with the settings and credentials /proc shows.
 #include "kernel_rules.hpp"
 
 #include <unistd.h>

@@ -8,8 +8,8 @@
 namespace mapout::detail {
 
 // Whether fs.protected_symlinks lets this process follow `link` (its lstat), which is in
-// `directory`: the link is its own, or its directory's owner's, or the directory is not sticky and
-// world-writable. An unreadable setting counts as on.
+// `directory`: the link is its own or its directory's owner's, or the directory is not both sticky
+// and world-writable. An unreadable setting counts as on.
 bool may_follow(const struct stat& link, const struct stat& directory) noexcept;
 
 // Whether rename(2) may replace `file` in `directory`: in a sticky directory only its owner, the
