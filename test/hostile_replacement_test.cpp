@@ -163,6 +163,7 @@ TEST(HostileReplacement, ProtectionsHoldForAnotherUserInStickyDirectories) {
   kernel_setting symlinks("/proc/sys/fs/protected_symlinks", "1");
   kernel_setting regular("/proc/sys/fs/protected_regular", "1");
   if (!symlinks.set() || !regular.set()) GTEST_SKIP() << "fs.protected_* cannot be set here";
+  if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
   const uid_t nobody = nobody_uid();
   const gid_t nogroup = nogroup_gid();
   temp_dir dir;
