@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <cwchar>
 #include <string>
 #include <vector>
 
@@ -150,7 +149,7 @@ TEST(CApi, ModeStringsGlibcAcceptsWriteWhatFopenWrites) {
   temp_dir dir;
   int case_number = 0;
   for (const char* mode :
-       {"wm", "wz", "wbe", "wmce", "wq+", "ax", "a+xb", "r+x", "wbbbbbb+", "w+,x", "w,ccs=UTF-8"}) {
+       {"wm", "wz", "wbe", "wmce", "wq+", "ax", "a+xb", "r+x", "wbbbbbb+", "w+,x"}) {
     SCOPED_TRACE(mode);
     const std::string theirs = (dir / ("stdio" + std::to_string(case_number))).string();
     const std::string ours = (dir / ("mapout" + std::to_string(case_number++))).string();
@@ -160,10 +159,7 @@ TEST(CApi, ModeStringsGlibcAcceptsWriteWhatFopenWrites) {
     }
     std::FILE* expected = std::fopen(theirs.c_str(), mode);
     ASSERT_NE(expected, nullptr);
-    // ",ccs=" makes glibc's stream one of wide characters, which fputs refuses.
-    ASSERT_GE(
-        std::strstr(mode, ",ccs=") ? std::fputws(L"new", expected) : std::fputs("new", expected),
-        0);
+    ASSERT_GE(std::fputs("new", expected), 0);
     std::fclose(expected);
     mapout_file* out = mapout_open(ours.c_str(), mode, nullptr);
     ASSERT_NE(out, nullptr) << std::strerror(errno);
@@ -171,6 +167,14 @@ TEST(CApi, ModeStringsGlibcAcceptsWriteWhatFopenWrites) {
     ASSERT_EQ(mapout_close(out), 0);
     EXPECT_EQ(read_file(ours), read_file(theirs));
   }
+  // ",ccs=" makes glibc's stream one of wide characters (and its iconv state outlives fclose, which
+  // LeakSanitizer reports): mapout's bytes are what fputws of the same text writes in UTF-8.
+  const std::string path = (dir / "ccs").string();
+  mapout_file* out = mapout_open(path.c_str(), "w,ccs=UTF-8", nullptr);
+  ASSERT_NE(out, nullptr) << std::strerror(errno);
+  ASSERT_EQ(mapout_puts("new", out), 0);
+  ASSERT_EQ(mapout_close(out), 0);
+  EXPECT_EQ(read_file(path), "new");
 }
 
 TEST(CApi, SuccessfulOpenLeavesErrnoAsItWas) {
