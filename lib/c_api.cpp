@@ -89,38 +89,34 @@ int with_window(handle& h, const char* operation,
 
 struct open_request {
   std::ios_base::openmode mode{};
-  bool exclusive = false;  // "x": the file must not exist
+  bool exclusive = false;  // "x" after "w" or "a": the file must not exist
+  bool replace = false;    // atomic or write_if_changed: nothing is truncated before close
 };
 
-// fopen's mode string: a first letter, then '+', 'b', 'x' (after "w" only) and glibc's 'e'
-// (mapout's descriptors are always close-on-exec). False for anything else, and for "r", which
-// would only read.
+// fopen's mode string as glibc reads it: 'r', 'w' or 'a', then at most six letters, of which '+'
+// and 'x' count and the others are ignored ('b', 'm', 'c', 'e' and any letter glibc skips); ','
+// ends it (",ccs=": mapout writes bytes, not wide characters). False for another first letter,
+// and for reading only ("r", or "rw" where glibc ignores the 'w'): mapout only writes.
 bool parse_mode(const char* mode, open_request& request) noexcept {
   using std::ios_base;
-  if (mode[0] == '\0') return false;
+  if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
   bool update = false;
-  for (const char* c = mode + 1; *c != '\0'; ++c) {
-    if (*c == '+') {
-      update = true;
-    } else if (*c == 'x' && mode[0] == 'w') {
-      request.exclusive = true;
-    } else if (*c != 'b' && *c != 'e') {
-      return false;
-    }
+  for (int at = 1; at < 7 && mode[at] != '\0' && mode[at] != ','; ++at) {
+    if (mode[at] == '+') update = true;
+    // O_EXCL without O_CREAT, as "r+x" gives, is ignored by the kernel.
+    if (mode[at] == 'x' && mode[0] != 'r') request.exclusive = true;
   }
+  const ios_base::openmode read = update ? ios_base::in : ios_base::openmode{};
   switch (mode[0]) {
     case 'w':
-      request.mode =
-          ios_base::out | ios_base::trunc | (update ? ios_base::in : ios_base::openmode{});
+      request.mode = ios_base::out | ios_base::trunc | read;
       return true;
     case 'a':
-      request.mode = ios_base::out | ios_base::app | (update ? ios_base::in : ios_base::openmode{});
+      request.mode = ios_base::out | ios_base::app | read;
       return true;
-    case 'r':
+    default:
       request.mode = ios_base::out | ios_base::in;
       return update;
-    default:
-      return false;
   }
 }
 
@@ -140,9 +136,12 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   return true;
 }
 
-// "x": creates the file with O_EXCL, then reopens it for update (no truncation) and checks that
-// it is still the file created, since output_file has no exclusive mode of its own.
-std::error_code open_exclusive(handle& h, const char* path, const mapout::options& opts) {
+// "x": creates the file with O_EXCL, then opens it without truncating it (a file another process
+// put there in between must keep its bytes; a replacement truncates nothing before close), and
+// checks that it is still the file created, since output_file has no exclusive mode of its own.
+// A failed open removes the file it created.
+std::error_code open_exclusive(handle& h, const char* path, const open_request& request,
+                               const mapout::options& opts) {
   using mapout::detail::sys;
   const int fd = sys().open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return {errno, std::generic_category()};
@@ -151,18 +150,26 @@ std::error_code open_exclusive(handle& h, const char* path, const mapout::option
   const int saved_errno = errno;
   sys().close(fd);
   if (!known) return {saved_errno, std::generic_category()};
-  if (std::error_code ec = h.file.open(path, std::ios_base::out | std::ios_base::in, opts)) {
-    return ec;
-  }
+  const bool truncates = (request.mode & std::ios_base::trunc) != 0;
+  const std::ios_base::openmode mode =
+      truncates && !request.replace ? std::ios_base::out | std::ios_base::in : request.mode;
+  std::error_code ec = h.file.open(path, mode, opts);
   struct stat opened;
-  if (sys().fstat(h.file.native_handle(), &opened) != 0 || opened.st_dev != created.st_dev ||
-      opened.st_ino != created.st_ino) {
+  // A replacement's descriptor is its temporary: the path tells what it replaces.
+  const int found =
+      request.replace ? sys().stat(path, &opened) : sys().fstat(h.file.native_handle(), &opened);
+  if (!ec && (found != 0 || opened.st_dev != created.st_dev || opened.st_ino != created.st_ino)) {
     // Replaced in between by another process: leave its file as it is.
     mapout::output_file::window view = h.file.current();
-    h.file.close(view);
+    h.file.discard(view);
     return std::make_error_code(std::errc::file_exists);
   }
-  return {};
+  struct stat now;
+  if (ec && sys().stat(path, &now) == 0 && now.st_dev == created.st_dev &&
+      now.st_ino == created.st_ino) {
+    sys().unlinkat(AT_FDCWD, path, 0);
+  }
+  return ec;
 }
 
 }  // namespace
@@ -194,10 +201,13 @@ mapout_file* mapout_open(const char* path, const char* mode, const mapout_option
     errno = ENOMEM;
     return nullptr;
   }
+  request.replace = opts.atomic || opts.write_if_changed;
+  // A successful open leaves errno as it was, as fopen does.
+  const int saved_errno = errno;
   std::error_code ec;
   try {
-    ec =
-        request.exclusive ? open_exclusive(*h, path, opts) : h->file.open(path, request.mode, opts);
+    ec = request.exclusive ? open_exclusive(*h, path, request, opts)
+                           : h->file.open(path, request.mode, opts);
   } catch (const std::bad_alloc&) {
     ec = std::make_error_code(std::errc::not_enough_memory);
   }
@@ -207,6 +217,7 @@ mapout_file* mapout_open(const char* path, const char* mode, const mapout_option
     return nullptr;
   }
   show_window(*h, h->file.current());
+  errno = saved_errno;
   return h;
 }
 

@@ -23,13 +23,16 @@ const char zeros[4096] = {};
 
 }  // namespace
 
-void comparison::create(const char* path, std::unique_ptr<comparison>& out) noexcept {
+void comparison::create(const char* path, const struct stat& expected,
+                        std::unique_ptr<comparison>& out) noexcept {
   out.reset(new (std::nothrow) comparison);
   if (!out) return;
-  out->old_ = descriptor(retry_on_eintr(sys().open, path, O_RDONLY | O_CLOEXEC, mode_t{0}));
+  out->old_ =
+      descriptor(retry_on_eintr(sys().open, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode_t{0}));
   out->scratch_.reset(new (std::nothrow) char[scratch_size]);
   struct stat st;
-  if (!out->old_ || !out->scratch_ || sys().fstat(out->old_.get(), &st) != 0) {
+  if (!out->old_ || !out->scratch_ || sys().fstat(out->old_.get(), &st) != 0 ||
+      st.st_dev != expected.st_dev || st.st_ino != expected.st_ino) {
     out.reset();
     return;
   }

@@ -3,6 +3,8 @@
 // handed back, so the old file is read once at most and never after close.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -14,9 +16,11 @@ namespace mapout::detail {
 
 class comparison {
  public:
-  // Compares with the file at `path`. Where it cannot be opened for reading, `out` stays empty and
-  // the output counts as changed: writing it is always correct, only not free.
-  static void create(const char* path, std::unique_ptr<comparison>& out) noexcept;
+  // Compares with the file at `path`, which must be the one `expected` describes (device and
+  // inode). Where it cannot be opened for reading, or is another, `out` stays empty and the output
+  // counts as changed: writing it is always correct, only not free.
+  static void create(const char* path, const struct stat& expected,
+                     std::unique_ptr<comparison>& out) noexcept;
   comparison(const comparison&) = delete;
   comparison& operator=(const comparison&) = delete;
 

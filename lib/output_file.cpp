@@ -167,17 +167,22 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
 failure output_file::state::open_replacement(const char* path, const options& opts) noexcept {
   if (failure why = detail::replacement::create(path, replacement, file.fd)) return why;
   if (opts.write_if_changed && replacement->target_exists()) {
-    detail::comparison::create(replacement->target_path(), comparison);
+    detail::comparison::create(replacement->target_path(), replacement->target(), comparison);
   }
   return {};
 }
 
 void output_file::state::replace_target() noexcept {
   struct stat st;
-  if (!file.error && comparison && detail::sys().fstat(file.fd.get(), &st) == 0 &&
+  // Kept only when the name still holds the old file as it was: another process may have removed,
+  // renamed or written it since open.
+  if (!file.error && comparison && replacement->target_untouched() &&
+      detail::sys().fstat(file.fd.get(), &st) == 0 &&
       comparison->unchanged(static_cast<std::uint64_t>(st.st_size))) {
     return drop_replacement();
   }
+  // Owner and bits first, so that fdatasync finds them with the bytes.
+  if (!file.error) file.fail(replacement->settle(file.fd.get()));
   if (!file.error && map_options.durable &&
       detail::retry_on_eintr(detail::sys().fdatasync, file.fd.get()) != 0) {
     file.fail("fdatasync");
@@ -224,7 +229,10 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
   s.file.error = {};
   s.map_when_full = false;
   s.map_options = opts;
+  // A successful open leaves errno as it was, as fopen does: the calls that probe may set it.
+  const int saved_errno = errno;
   s.file.error = s.open(path.c_str(), mode, opts);
+  if (!s.file.error) errno = saved_errno;
   if (s.file.error) {
     // Only the backend's own state goes with it; the descriptor has one owner, which closes it.
     s.backend.reset();

@@ -13,10 +13,12 @@ namespace mapout::detail {
 
 class replacement {
  public:
-  // Opens the directory of the file `path` names (a final symbolic link followed), and makes a
-  // temporary there, open for reading and writing, in `temporary`: unnamed (O_TMPFILE) where the
-  // file system can, ".<name>.mapout-XXXXXX" otherwise. A temporary that replaces a regular file
-  // gets its permission bits.
+  // Opens the file `path` names for writing as std::ofstream would, but creating and truncating
+  // nothing, so that the kernel decides (permissions, fs.protected_symlinks and
+  // fs.protected_regular) and its errno is the open's; refuses what rename(2) will refuse; and
+  // makes a temporary in the file's directory, open for reading and writing, in `temporary`:
+  // unnamed (O_TMPFILE) where the file system can, ".<name>.mapout-XXXXXX" otherwise, never more
+  // accessible than the final file.
   static failure create(const char* path, std::unique_ptr<replacement>& out,
                         descriptor& temporary) noexcept;
   replacement(const replacement&) = delete;
@@ -24,12 +26,19 @@ class replacement {
   // Removes a named temporary that was neither committed nor discarded.
   ~replacement();
 
-  // The target's stat, when it exists.
+  // The target's stat at open, when it exists.
   bool target_exists() const noexcept { return target_exists_; }
   const struct stat& target() const noexcept { return target_; }
   // The file that is replaced: `path` with its final symbolic links followed.
   const char* target_path() const noexcept { return target_path_.c_str(); }
+  // Whether the target's name still names the file opened at open, and nothing changed it since
+  // (size, mtime and ctime as they were).
+  bool target_untouched() const noexcept;
 
+  // Gives the temporary its final owner and bits: a replaced file's owner and group where the
+  // writer may give them (root), and its bits, set-ID ones only with that owner and group; a new
+  // file 0666 & ~umask.
+  failure settle(int temporary) noexcept;
   // Gives an unnamed temporary a name in the directory, so that it can be renamed. Its
   // descriptor may be closed after this.
   failure link(int temporary) noexcept;
@@ -41,6 +50,10 @@ class replacement {
 
  private:
   replacement() = default;
+  // Finds the directory and name of the file the kernel opened as `opened` (from target_path_), and
+  // checks what the kernel will check when it is replaced.
+  failure find_target(const descriptor& opened) noexcept;
+  failure create_temporary(descriptor& temporary) noexcept;
   // Creates (or, for a link to an unnamed temporary, makes) the name with `make`, trying fresh
   // random suffixes while the name exists.
   template <class Make>
@@ -52,6 +65,8 @@ class replacement {
   std::string temporary_name_;  // empty while the temporary has no name
   bool target_exists_ = false;
   struct stat target_ = {};
+  descriptor target_file_;  // O_PATH, so that its inode is not reused and is not held for writing
+  mode_t new_mode_ = 0;     // a new file's bits; 0 where O_TMPFILE applied the umask itself
 };
 
 }  // namespace mapout::detail

@@ -38,6 +38,8 @@ const system_calls real_calls = {
     ::renameat,
     ::unlinkat,
     ::read,
+    ::fstatat,
+    ::fchown,
 };
 
 system_calls calls = real_calls;

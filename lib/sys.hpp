@@ -49,6 +49,9 @@ struct system_calls {
   int (*renameat)(int from_directory, const char* from, int to_directory, const char* to);
   int (*unlinkat)(int directory, const char* path, int flags);
   ssize_t (*read)(int fd, void* data, std::size_t size);
+  // For checking a target as the kernel found it, and giving its replacement the old owner.
+  int (*fstatat)(int directory, const char* path, struct stat* st, int flags);
+  int (*fchown)(int fd, uid_t owner, gid_t group);
 };
 
 // The table in use; tests swap entries and restore them.

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -127,7 +128,8 @@ TEST(CApi, PublishAndPersistLeaveExactlyTheBytesWritten) {
 TEST(CApi, OpenRefusesModesThatAreNotWritingWithEinval) {
   temp_dir dir;
   const std::string path = (dir / "out").string();
-  for (const char* mode : {"", "r", "rb", "ax", "r+x", "wz", "w,ccs=UTF-8", "+w"}) {
+  // What glibc opens for reading only ("rw": it ignores the 'w'), or refuses.
+  for (const char* mode : {"", "r", "rb", "rw", "rbx", "+w", "xw", "br+"}) {
     SCOPED_TRACE(mode);
     errno = 0;
     EXPECT_EQ(mapout_open(path.c_str(), mode, nullptr), nullptr);
@@ -139,6 +141,98 @@ TEST(CApi, OpenRefusesModesThatAreNotWritingWithEinval) {
   errno = 0;
   EXPECT_EQ(mapout_open(path.c_str(), "w", &opts), nullptr);
   EXPECT_EQ(errno, EINVAL);
+}
+
+// glibc reads '+' and 'x' among the six letters after the first, ignores the others, and stops at
+// ',': each such mode writes what fopen writes.
+TEST(CApi, ModeStringsGlibcAcceptsWriteWhatFopenWrites) {
+  temp_dir dir;
+  int case_number = 0;
+  for (const char* mode :
+       {"wm", "wz", "wbe", "wmce", "wq+", "ax", "a+xb", "r+x", "wbbbbbb+", "w+,x"}) {
+    SCOPED_TRACE(mode);
+    const std::string theirs = (dir / ("stdio" + std::to_string(case_number))).string();
+    const std::string ours = (dir / ("mapout" + std::to_string(case_number++))).string();
+    if (mode[0] == 'r') {
+      write_file(theirs, "old bytes");
+      write_file(ours, "old bytes");
+    }
+    std::FILE* expected = std::fopen(theirs.c_str(), mode);
+    ASSERT_NE(expected, nullptr);
+    ASSERT_GE(std::fputs("new", expected), 0);
+    std::fclose(expected);
+    mapout_file* out = mapout_open(ours.c_str(), mode, nullptr);
+    ASSERT_NE(out, nullptr) << std::strerror(errno);
+    ASSERT_EQ(mapout_puts("new", out), 0);
+    ASSERT_EQ(mapout_close(out), 0);
+    EXPECT_EQ(read_file(ours), read_file(theirs));
+  }
+  // ",ccs=" makes glibc's stream one of wide characters (and its iconv state outlives fclose, which
+  // LeakSanitizer reports): mapout's bytes are what fputws of the same text writes in UTF-8.
+  const std::string path = (dir / "ccs").string();
+  mapout_file* out = mapout_open(path.c_str(), "w,ccs=UTF-8", nullptr);
+  ASSERT_NE(out, nullptr) << std::strerror(errno);
+  ASSERT_EQ(mapout_puts("new", out), 0);
+  ASSERT_EQ(mapout_close(out), 0);
+  EXPECT_EQ(read_file(path), "new");
+}
+
+TEST(CApi, SuccessfulOpenLeavesErrnoAsItWas) {
+  temp_dir dir;
+  mapout_options replacing;
+  mapout_options_init(&replacing);
+  replacing.atomic = 1;
+  replacing.write_if_changed = 1;
+  int case_number = 0;
+  for (const mapout_options* opts : {static_cast<const mapout_options*>(nullptr),
+                                     static_cast<const mapout_options*>(&replacing)}) {
+    for (const char* mode : {"w", "wx", "a"}) {
+      SCOPED_TRACE(mode);
+      if (opts != nullptr && mode[0] == 'a') continue;
+      const std::string path = (dir / ("new" + std::to_string(case_number++))).string();
+      errno = EDOM;
+      mapout_file* out = mapout_open(path.c_str(), mode, opts);
+      EXPECT_EQ(errno, EDOM);
+      ASSERT_NE(out, nullptr);
+      EXPECT_EQ(mapout_close(out), 0);
+    }
+  }
+}
+
+// "x" with atomic creates the file and publishes at close; an open that fails after creating the
+// file removes it, so that a retry does not meet EEXIST.
+TEST(CApi, ExclusiveOpenThatFailsLeavesNoFileItCreated) {
+  temp_dir dir;
+  const std::string path = (dir / "made").string();
+  mapout_options opts;
+  mapout_options_init(&opts);
+  opts.atomic = 1;
+  errno = 0;
+  EXPECT_EQ(mapout_open(path.c_str(), "ax", &opts), nullptr);
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);
+
+  mapout::detail::sys().openat = [](int, const char*, int, mode_t) {
+    errno = EACCES;
+    return -1;
+  };
+  errno = 0;
+  mapout_file* refused = mapout_open(path.c_str(), "wx", &opts);
+  const int refused_errno = errno;
+  mapout::detail::sys() = mapout::detail::real_system_calls();
+  EXPECT_EQ(refused, nullptr);
+  EXPECT_EQ(refused_errno, EACCES);
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);
+
+  for (int write_if_changed : {0, 1}) {
+    opts.write_if_changed = write_if_changed;
+    mapout_file* out = mapout_open(path.c_str(), "wx", &opts);
+    ASSERT_NE(out, nullptr) << std::strerror(errno);
+    ASSERT_EQ(mapout_puts("new", out), 0);
+    ASSERT_EQ(mapout_close(out), 0);
+    EXPECT_EQ(read_file(path), "new");
+    ASSERT_EQ(::unlink(path.c_str()), 0);
+  }
 }
 
 TEST(CApi, OpenFailuresSetErrnoAsFopenDoes) {

@@ -3,6 +3,7 @@
 // std::ofstream do, and leave the same bytes.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -275,6 +276,29 @@ TEST(OpenMode, AppendWritesAtTheEndAfterSeekingBack) {
     actual.close();
     EXPECT_TRUE(actual);
     EXPECT_EQ(read_file(actual_path), read_file(expected_path));
+  }
+}
+
+// errno is not part of the result: a caller that reads it after its own failure must find its own.
+TEST(OpenMode, SuccessfulOpenLeavesErrnoAsItWas) {
+  temp_dir dir;
+  int case_number = 0;
+  for (bool replace : {false, true}) {
+    for (const auto& strategy : mapout::test::strategies()) {
+      SCOPED_TRACE(strategy.name);
+      mapout::options opts = strategy.opts;
+      opts.atomic = replace;
+      opts.write_if_changed = replace;
+      const auto path = dir / ("new" + std::to_string(case_number++));
+      errno = EDOM;
+      mapout::output_file file;
+      ASSERT_FALSE(file.open(path, ios_base::out, opts));
+      EXPECT_EQ(errno, EDOM);
+      errno = EDOM;
+      mapout::ostream out(path, ios_base::out, opts);
+      ASSERT_TRUE(out.is_open());
+      EXPECT_EQ(errno, EDOM);
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -280,6 +281,46 @@ TEST(Atomic, NamedTemporaryWhereTheFileSystemHasNoTmpfile) {
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out"});
 }
 
+// The hidden name of a 250-byte name would pass NAME_MAX: a shorter one is made, at open.
+TEST(Atomic, LongTargetNameIsReplacedThroughAShorterHiddenName) {
+  temp_dir dir;
+  const std::string name(250, 'n');
+  for (bool tmpfile : {true, false}) {
+    for (bool exists : {false, true}) {
+      SCOPED_TRACE(std::string(tmpfile ? "O_TMPFILE" : "named") + (exists ? ", replacing" : ""));
+      system_call_override<&calls::openat> openat(
+          tmpfile ? mapout::detail::real_system_calls().openat : refuse_tmpfile);
+      if (exists) write_old_file(dir / name, "old");
+      mapout::options opts;
+      opts.atomic = true;
+      opts.write_if_changed = exists;
+      mapout::ostream out(dir / name, std::ios::out, opts);
+      ASSERT_TRUE(out.is_open()) << out.error_message();
+      for (const std::string& entry : names_in(dir.path())) {
+        if (entry != name) {
+          EXPECT_LE(entry.size(), std::size_t{NAME_MAX});
+          EXPECT_EQ(entry.substr(0, 1 + 240), "." + name.substr(0, 240));
+        }
+      }
+      out << "new";
+      out.close();
+      ASSERT_TRUE(out) << out.error_message();
+      EXPECT_EQ(read_file(dir / name), "new");
+      EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{name});
+      fs::remove(dir / name);
+    }
+  }
+  // A name no file can have fails at open, with std::ofstream's errno.
+  std::ofstream theirs(dir / std::string(256, 'n'));
+  const int ofstream_errno = errno;
+  EXPECT_FALSE(theirs.is_open());
+  mapout::options opts;
+  opts.atomic = true;
+  mapout::output_file file;
+  EXPECT_EQ(file.open(dir / std::string(256, 'n'), std::ios::out, opts),
+            std::error_code(ofstream_errno, std::system_category()));
+}
+
 TEST(Atomic, ModesThatKeepTheOldBytesAreRefused) {
   temp_dir dir;
   write_old_file(dir / "out", "old");
@@ -420,6 +461,57 @@ TEST(WriteIfChanged, NewFileIsWritten) {
   out.close();
   ASSERT_TRUE(out) << out.error_message();
   EXPECT_EQ(read_file(dir / "out"), "new");
+}
+
+// What another process does to the target while the output is written.
+struct interference {
+  const char* name;
+  void (*act)(const fs::path& target);
+};
+
+const interference interferences[] = {
+    {"deleted", [](const fs::path& target) { fs::remove(target); }},
+    {"renamed away",
+     [](const fs::path& target) { fs::rename(target, target.parent_path() / "away"); }},
+    {"overwritten in place",
+     [](const fs::path& target) {
+       std::fstream file(target, std::ios::in | std::ios::out | std::ios::binary);
+       file.write("FOREIGN!", 8);
+     }},
+    {"appended to",
+     [](const fs::path& target) {
+       std::ofstream file(target, std::ios::app | std::ios::binary);
+       file << "a line of theirs\n";
+     }},
+};
+
+// The output equals the old file, but the old file is not there as it was at close: the target must
+// end up holding the bytes written.
+TEST(WriteIfChanged, TargetChangedByAnotherProcessBeforeCloseGetsTheBytesWritten) {
+  const std::string bytes = pattern(std::size_t{1} << 20, 9);
+  for (const auto& strategy : every_strategy()) {
+    for (bool atomic : {false, true}) {
+      for (const interference& other : interferences) {
+        SCOPED_TRACE(std::string(strategy.name) + (atomic ? ", atomic, " : ", ") + other.name);
+        temp_dir dir;
+        write_old_file(dir / "out", bytes);
+        mapout::ostream out(dir / "out", std::ios::binary, with(strategy.opts, atomic, true));
+        ASSERT_TRUE(out.is_open()) << out.error_message();
+        const std::size_t half = bytes.size() / 2;
+        write_in_pieces(out, bytes.substr(0, half), 11);
+        // The first half is compared with the old file before the other process acts.
+        out.flush();
+        other.act(dir / "out");
+        write_in_pieces(out, bytes.substr(half), 12);
+        out.close();
+        ASSERT_TRUE(out) << out.error_message();
+        EXPECT_TRUE(read_file(dir / "out") == bytes);
+        for (const std::string& name : names_in(dir.path())) {
+          EXPECT_TRUE(name == "out" || name == "away") << name;
+        }
+      }
+    }
+  }
 }
 
 // A header written as a placeholder and patched after the body: the same bytes in the end.
@@ -634,6 +726,43 @@ TEST(ReplacementErrors, RenameFailureKeepsTheOldFile) {
     EXPECT_NE(out.error_message().find("rename"), std::string::npos);
     EXPECT_EQ(read_file(dir / "out"), "old");
     EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out"});
+  }
+}
+
+// The new file's owner and bits are given at close, after every byte: a failure there keeps the
+// old file, reported with the call that failed, for a named temporary too.
+TEST(ReplacementErrors, OwnerOrBitsFailingAtCloseKeepTheOldFile) {
+  system_call_override<&calls::fchmod> no_fchmod([](int, mode_t) {
+    errno = EIO;
+    return -1;
+  });
+  system_call_override<&calls::fchown> no_fchown([](int, uid_t, gid_t) {
+    errno = EIO;
+    return -1;
+  });
+  for (bool tmpfile : {true, false}) {
+    for (bool another_owner : {false, true}) {
+      SCOPED_TRACE(std::string(tmpfile ? "O_TMPFILE" : "named") +
+                   (another_owner ? ", another owner" : ""));
+      if (another_owner && ::geteuid() != 0) continue;
+      system_call_override<&calls::openat> openat(
+          tmpfile ? mapout::detail::real_system_calls().openat : refuse_tmpfile);
+      temp_dir dir;
+      write_old_file(dir / "out", "old");
+      if (another_owner) {
+        ASSERT_EQ(::chown((dir / "out").c_str(), nobody, nobody), 0);
+      }
+      mapout::ostream out(dir / "out", std::ios::out, with({}, true, true));
+      ASSERT_TRUE(out.is_open()) << out.error_message();
+      out << "new";
+      out.close();
+      EXPECT_FALSE(out);
+      EXPECT_EQ(out.error(), std::errc::io_error);
+      EXPECT_NE(out.error_message().find(another_owner ? "fchown" : "fchmod"), std::string::npos)
+          << out.error_message();
+      EXPECT_EQ(read_file(dir / "out"), "old");
+      EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out"});
+    }
   }
 }
 

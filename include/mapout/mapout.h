@@ -56,9 +56,11 @@ typedef struct mapout_file {
 
 MAPOUT_API void mapout_options_init(mapout_options* options);
 
-/* Opens like fopen: "w", "a", "r+", "w+", "a+", with "b" (ignored, as on Linux) and "x" after
- * "w" (fail with EEXIST when the file exists); "r" is refused, mapout only writes. `options` may
- * be NULL for the defaults. NULL with errno set on failure. */
+/* Opens like glibc's fopen: "w", "a", "r+", "w+", "a+", then letters as glibc reads them: "x"
+ * after "w" or "a" (fail with EEXIST when the file exists), "b", "m", "c", "e" and others ignored,
+ * ",ccs=..." ignored; "r" and what glibc reads as "r" ("rw") fail with EINVAL, mapout only writes.
+ * `options` may be NULL for the defaults. NULL with errno set on failure, and no file left that the
+ * open created; errno untouched on success. */
 MAPOUT_API mapout_file* mapout_open(const char* path, const char* mode,
                                     const mapout_options* options);
 

@@ -73,27 +73,26 @@ struct options {
 
   // The bytes go to a temporary file in the target's directory, and close() renames it over the
   // target only when the whole file's life succeeded: until then the target is untouched, and a
-  // reader sees the complete old file or the complete new one. A new file gets 0666 & ~umask, as
-  // from std::ofstream; a replaced one keeps its permission bits (not its owner, nor its hard
-  // links: the new file is another inode). A symbolic link is written through: the file it names
-  // is replaced, and the link stays. Destruction without a successful close() discards the bytes,
-  // unlike std::ofstream: an exception unwinding past the stream never publishes half an output.
-  // The temporary has no name (O_TMPFILE), so a killed writer leaves nothing behind; where the file
-  // system lacks O_TMPFILE it is ".<name>.mapout-XXXXXX" beside the target, removed by close() and
-  // discard(), and left behind by a killed process.
+  // reader sees the complete old file or the complete new one. The open succeeds or fails as
+  // std::ofstream's would (the kernel's checks, its errno), and with EPERM where rename could not
+  // replace the file. A new file gets 0666 & ~umask; a replaced one its bits, and its owner and
+  // group where the writer may give them (set-ID bits only with both). A symbolic link is written
+  // through and stays. Destruction without a successful close() discards the bytes, unlike
+  // std::ofstream: an exception unwinding past the stream never publishes half an output. The
+  // temporary is 0600 at most until just before the rename, and unnamed (O_TMPFILE) until then
+  // where the file system can; else ".<name>.mapout-XXXXXX", which a killed writer leaves.
   bool atomic = false;
 
-  // When the bytes at close() equal the existing file's, the file is left exactly as it was: same
-  // inode, same mtime, nothing written. The new bytes go to a temporary as with `atomic`, and each
-  // stretch is compared with the old file (pread) as the window it was stored in is handed back,
-  // so the old file is read at most once. A stretch written over later (a patched header) is
-  // compared as finally written; after 64 KiB of differences comparing stops, and a changed output
-  // costs what a plain one does (an output that differed from its final bytes by more than that
-  // while written is replaced even when it ends equal). A changed output replaces the target at
-  // close() by rename, as with `atomic`: a reader never sees a partial file. Without `atomic`,
-  // destruction without close() still publishes what was written, as std::ofstream does. An old
-  // file mapout cannot read counts as changed. Bytes written through native_handle() are not
-  // compared.
+  // When the bytes at close() equal the existing file's, still there as opened (inode, size, mtime
+  // and ctime), it is left exactly as it was. The new bytes go to a temporary as with `atomic`,
+  // and each stretch is compared with the old file (pread) as the window it was stored in is
+  // handed back, so the old file is read at most once. A stretch written over later (a patched
+  // header) is compared as finally written; after 64 KiB of differences comparing stops, and a
+  // changed output costs what a plain one does (one that differed by more than that while written
+  // is replaced even when it ends equal). A changed output replaces the target at close() by
+  // rename, as with `atomic`, with its guarantees. Without `atomic`, destruction without close()
+  // still publishes what was written, as std::ofstream does. An old file mapout cannot read counts
+  // as changed. Bytes written through native_handle() are not compared.
   bool write_if_changed = false;
 
   // close() returns only after fdatasync(2) of the file and, when a temporary replaced the
