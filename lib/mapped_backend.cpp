@@ -16,17 +16,20 @@
 namespace mapout::detail {
 namespace {
 
+// Read once at load, not behind a guard at each call: page_floor runs at every seek.
+const std::uint64_t page_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+
 std::uint64_t page_size() noexcept {
-  static const std::uint64_t size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  return size;
+  return page_bytes;
 }
 
+// A mask, not a division: pages are a power of two.
 std::uint64_t page_floor(std::uint64_t offset) noexcept {
-  return offset - offset % page_size();
+  return offset & ~(page_bytes - 1);
 }
 
 std::uint64_t page_ceiling(std::uint64_t offset) noexcept {
-  return page_floor(offset + page_size() - 1);
+  return page_floor(offset + page_bytes - 1);
 }
 
 constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
@@ -221,8 +224,14 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
     // zeroes it when the file grows. There the window ends at the end, and open_window extends.
     if (extent % page_size() == 0 || cursor >= page_ceiling(extent)) limit = map_end;
   } else if (populates_) {
+    // Inside what was written, the window ends with the cursor's page: a record stored there
+    // faults it in itself, and a writer that streams on comes back to populate. Past what was
+    // written it is empty: populate first.
     const bool populated = cursor >= populated_begin_ && cursor < populated_end_;
-    limit = populated ? std::min(limit, populated_end_) : cursor;
+    const bool seeked_back = cursor < high_water_;
+    limit = populated     ? std::min(limit, populated_end_)
+            : seeked_back ? std::min(limit, page_ceiling(cursor + 1))
+                          : cursor;
   }
   char* const begin = map_ + (cursor - map_offset_);
   window_ = {begin, limit > cursor ? map_ + (limit - map_offset_) : begin};
@@ -297,7 +306,15 @@ std::int64_t mapped_backend::seek(char* put, std::int64_t offset, std::ios_base:
     why = {EINVAL, "seek"};
     return -1;
   }
-  set_window(base + static_cast<std::uint64_t>(offset));
+  const std::uint64_t target = base + static_cast<std::uint64_t>(offset);
+  // A seek away from the populated pages ends the stream that populated them: a record stored
+  // next to them later is no reason to populate a step.
+  if (target < populated_begin_ || target > populated_end_) {
+    halt_background();
+    populated_begin_ = populated_end_ =
+        std::clamp(page_floor(target), map_offset_, map_offset_ + map_length_);
+  }
+  set_window(target);
   return static_cast<std::int64_t>(cursor_);
 }
 
