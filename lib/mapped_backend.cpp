@@ -228,10 +228,10 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
     // faults it in itself, and a writer that streams on comes back to populate. Past what was
     // written it is empty: populate first.
     const bool populated = cursor >= populated_begin_ && cursor < populated_end_;
-    const bool seeked_back = cursor < high_water_;
-    limit = populated     ? std::min(limit, populated_end_)
-            : seeked_back ? std::min(limit, page_ceiling(cursor + 1))
-                          : cursor;
+    const bool written = cursor < high_water_;
+    limit = populated ? std::min(limit, populated_end_)
+            : written ? std::min(limit, page_ceiling(cursor + 1))
+                      : cursor;
   }
   char* const begin = map_ + (cursor - map_offset_);
   window_ = {begin, limit > cursor ? map_ + (limit - map_offset_) : begin};
