@@ -56,6 +56,8 @@ class backend {
   }
   // Leaves the file as close() must, whatever failed before; the owner closes the descriptor.
   virtual failure finish(char* put) noexcept = 0;
+  // True when the writer keeps seeking to store a few bytes elsewhere, what a mapping serves best.
+  virtual bool writes_scattered_records() const noexcept { return false; }
 
  protected:
   int fd() const noexcept { return file_.fd.get(); }

@@ -77,6 +77,7 @@ failure buffered_backend::write_out(char* put) noexcept {
 }
 
 failure buffered_backend::make_room(char* put, std::size_t) noexcept {
+  short_stretches_ = 0;  // a stretch that fills the buffer is streaming
   return write_out(put);
 }
 
@@ -86,6 +87,7 @@ failure buffered_backend::write(char* put, const char* data, std::size_t size) n
     window_.begin = put + size;
     return {};
   }
+  short_stretches_ = 0;
   if (failure why = write_out(put)) return why;
   if (size >= capacity_) return write_at_base(data, size);
   std::memcpy(buffer_.get(), data, size);
@@ -130,6 +132,9 @@ std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_bas
     window_.begin = buffer_.get() + (target - base_);
     return static_cast<std::int64_t>(target);
   }
+  // A jump after fewer bytes than a page: one small record at a time, which a mapping stores
+  // for a page fault where each stretch here costs a pwrite(2).
+  short_stretches_ = filled_ < short_stretch ? short_stretches_ + 1 : 0;
   if ((why = write_out(put))) return -1;
   base_ = target;
   return static_cast<std::int64_t>(target);

@@ -34,8 +34,17 @@ class buffered_backend final : public backend {
   failure flush(char* put) noexcept override;
   failure publish(char* put) noexcept override;
   failure finish(char* put) noexcept override;
+  bool writes_scattered_records() const noexcept override {
+    return short_stretches_ >= scattered_after;
+  }
 
  private:
+  // Seeks out of the buffer, each after a stretch shorter than short_stretch and with no full
+  // buffer between them, before the writer counts as storing small records at scattered offsets
+  // (docs/decisions.md, "random").
+  static constexpr std::size_t short_stretch = 4096;
+  static constexpr std::uint64_t scattered_after = 64;
+
   buffered_backend(open_file& file, std::unique_ptr<char[]> buffer, std::size_t capacity,
                    bool write_on_flush) noexcept;
   // The bytes of the buffer that hold output: up to the cursor, or further after a seek back.
@@ -57,6 +66,7 @@ class buffered_backend final : public backend {
   std::uint64_t size_ = 0;
   // The bytes behind the cursor that still hold output after a seek back inside the buffer.
   std::size_t filled_ = 0;
+  std::uint64_t short_stretches_ = 0;
 };
 
 }  // namespace mapout::detail

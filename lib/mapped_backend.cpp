@@ -16,17 +16,20 @@
 namespace mapout::detail {
 namespace {
 
+// Read once at load, not behind a guard at each call: page_floor runs at every seek.
+const std::uint64_t page_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+
 std::uint64_t page_size() noexcept {
-  static const std::uint64_t size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  return size;
+  return page_bytes;
 }
 
+// A mask, not a division: pages are a power of two.
 std::uint64_t page_floor(std::uint64_t offset) noexcept {
-  return offset - offset % page_size();
+  return offset & ~(page_bytes - 1);
 }
 
 std::uint64_t page_ceiling(std::uint64_t offset) noexcept {
-  return page_floor(offset + page_size() - 1);
+  return page_floor(offset + page_bytes - 1);
 }
 
 constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
@@ -40,6 +43,11 @@ constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
 // (docs/decisions.md, "populating from a second thread"); a smaller one is not worth a thread.
 constexpr std::uint64_t background_from = std::uint64_t{8} << 20;
 constexpr std::uint64_t background_lead = std::uint64_t{4} << 20;
+
+// The mapping of all the bytes laid out stays within address space a 64-bit process has plenty
+// of; past it, or where mmap refuses, the window moves as for a stream.
+constexpr std::uint64_t largest_whole_mapping =
+    std::min<std::uint64_t>(std::uint64_t{1} << 40, std::numeric_limits<std::size_t>::max() / 4);
 
 const failure blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"};
 
@@ -86,7 +94,7 @@ mapped_backend::~mapped_backend() {
   // A forked child has the thread's memory but not the thread: joining it would never return.
   if (::getpid() != owner_) static_cast<void>(populator_.release());
   guard_.uncover();
-  if (map_) sys().munmap(map_, mapping_size_);
+  if (map_) sys().munmap(map_, map_length_);
 }
 
 void mapped_backend::take_cursor(char* put) noexcept {
@@ -102,21 +110,34 @@ failure mapped_backend::unmap() noexcept {
   map_ = nullptr;
   window_ = {};
   guard_.uncover();
-  return map && sys().munmap(map, mapping_size_) != 0 ? file_.fail("munmap") : failure{};
+  return map && sys().munmap(map, map_length_) != 0 ? file_.fail("munmap") : failure{};
 }
 
 failure mapped_backend::move_mapping(std::uint64_t position) noexcept {
   if (guard_.armed() && sigbus_blocked()) return file_.fail(blocked_sigbus);
+  // A jump into the bytes already laid out maps all of them, so that writes at random offsets
+  // stop moving the mapping; a stream going on past the mapping's end, or out into new bytes,
+  // keeps the moving window and its bound on resident pages (docs/decisions.md, "random").
+  const bool streams_on = map_ && position == map_offset_ + map_length_;
+  const std::uint64_t whole = page_ceiling(high_water_);
+  const bool maps_whole =
+      !streams_on && map_ && position < high_water_ && whole <= largest_whole_mapping;
   if (failure why = unmap()) return why;
-  const std::uint64_t offset = page_floor(position);
-  void* const map = sys().mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd(),
+  if (maps_whole && map_at(0, std::max(static_cast<std::size_t>(whole), mapping_size_))) return {};
+  if (map_at(page_floor(position), mapping_size_)) return {};
+  return file_.fail("mmap");
+}
+
+bool mapped_backend::map_at(std::uint64_t offset, std::size_t length) noexcept {
+  void* const map = sys().mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd(),
                                static_cast<off_t>(offset));
-  if (map == MAP_FAILED) return file_.fail("mmap");
+  if (map == MAP_FAILED) return false;
   map_ = static_cast<char*>(map);
   map_offset_ = offset;
+  map_length_ = length;
   populated_begin_ = populated_end_ = offset;
-  guard_.cover(map_, mapping_size_, offset);
-  return {};
+  guard_.cover(map_, map_length_, offset);
+  return true;
 }
 
 failure mapped_backend::take_guard_failure() noexcept {
@@ -128,7 +149,7 @@ failure mapped_backend::take_guard_failure() noexcept {
 
 void mapped_backend::populate(std::uint64_t needed) noexcept {
   // Never past the page that holds the end of the file: populating beyond it fails like a store.
-  const std::uint64_t limit = std::min(page_ceiling(guard_.extent()), map_offset_ + mapping_size_);
+  const std::uint64_t limit = std::min(page_ceiling(guard_.extent()), map_offset_ + map_length_);
   // Streaming: appending at the end of all that was written, or going on from populated pages.
   const bool streaming =
       cursor_ == high_water_ || (populated_begin_ < populated_end_ && cursor_ >= populated_begin_ &&
@@ -190,7 +211,7 @@ void mapped_backend::halt_background() noexcept {
 
 void mapped_backend::set_window(std::uint64_t cursor) noexcept {
   cursor_ = cursor;
-  const std::uint64_t map_end = map_offset_ + mapping_size_;
+  const std::uint64_t map_end = map_offset_ + map_length_;
   if (!map_ || cursor < map_offset_ || cursor >= map_end) {
     window_ = {};
     return;
@@ -203,8 +224,14 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
     // zeroes it when the file grows. There the window ends at the end, and open_window extends.
     if (extent % page_size() == 0 || cursor >= page_ceiling(extent)) limit = map_end;
   } else if (populates_) {
+    // Inside what was written, the window ends with the cursor's page: a record stored there
+    // faults it in itself, and a writer that streams on comes back to populate. Past what was
+    // written it is empty: populate first.
     const bool populated = cursor >= populated_begin_ && cursor < populated_end_;
-    limit = populated ? std::min(limit, populated_end_) : cursor;
+    const bool written = cursor < high_water_;
+    limit = populated ? std::min(limit, populated_end_)
+            : written ? std::min(limit, page_ceiling(cursor + 1))
+                      : cursor;
   }
   char* const begin = map_ + (cursor - map_offset_);
   window_ = {begin, limit > cursor ? map_ + (limit - map_offset_) : begin};
@@ -212,10 +239,10 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
 
 failure mapped_backend::open_window(std::size_t wanted) noexcept {
   if (failure why = take_guard_failure()) return why;
-  if (!map_ || cursor_ < map_offset_ || cursor_ >= map_offset_ + mapping_size_) {
+  if (!map_ || cursor_ < map_offset_ || cursor_ >= map_offset_ + map_length_) {
     if (failure why = move_mapping(cursor_)) return why;
   }
-  const std::uint64_t room = map_offset_ + mapping_size_ - cursor_;
+  const std::uint64_t room = map_offset_ + map_length_ - cursor_;
   const std::uint64_t needed =
       cursor_ + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), room);
   const std::uint64_t extent = guard_.extent();
@@ -279,7 +306,15 @@ std::int64_t mapped_backend::seek(char* put, std::int64_t offset, std::ios_base:
     why = {EINVAL, "seek"};
     return -1;
   }
-  set_window(base + static_cast<std::uint64_t>(offset));
+  const std::uint64_t target = base + static_cast<std::uint64_t>(offset);
+  // A seek away from the populated pages ends the stream that populated them: a record stored
+  // next to them later is no reason to populate a step.
+  if (target < populated_begin_ || target > populated_end_) {
+    halt_background();
+    populated_begin_ = populated_end_ =
+        std::clamp(page_floor(target), map_offset_, map_offset_ + map_length_);
+  }
+  set_window(target);
   return static_cast<std::int64_t>(cursor_);
 }
 
@@ -385,7 +420,7 @@ std::uint64_t mapped_backend::end_of_data(std::uint64_t from, std::uint64_t to) 
 }
 
 std::size_t mapped_backend::salvage(std::uint64_t from, std::uint64_t to) noexcept {
-  to = std::min(to, map_offset_ + mapping_size_);
+  to = std::min(to, map_offset_ + map_length_);
   if (!map_ || from < map_offset_ || to <= from) return 0;
   std::size_t written = 0;
   while (from + written < to) {
@@ -399,10 +434,10 @@ std::size_t mapped_backend::salvage(std::uint64_t from, std::uint64_t to) noexce
 }
 
 void mapped_backend::assert_invariant() const noexcept {
-  const std::uint64_t map_end = map_offset_ + mapping_size_;
+  const std::uint64_t map_end = map_offset_ + map_length_;
   assert(map_offset_ % page_size() == 0);
   assert(window_.begin == window_.end ||
-         (map_ && window_.begin >= map_ && window_.end <= map_ + mapping_size_ &&
+         (map_ && window_.begin >= map_ && window_.end <= map_ + map_length_ &&
           cursor_ == map_offset_ + static_cast<std::uint64_t>(window_.begin - map_)));
   assert(window_.begin == window_.end || extends_on_fault_ ||
          map_offset_ + static_cast<std::uint64_t>(window_.end - map_) <= guard_.extent());

@@ -42,7 +42,11 @@ class mapped_backend final : public backend {
   failure open_window(std::size_t wanted) noexcept;
   // Sets the window for the cursor within the current mapping and extent; empty outside them.
   void set_window(std::uint64_t cursor) noexcept;
+  // Maps the stretch the cursor at `position` needs: the moving window, or every byte laid out
+  // so far once a seek jumps back into them.
   failure move_mapping(std::uint64_t position) noexcept;
+  // Maps `length` bytes from `offset`, a page boundary; false (errno set) where mmap refuses.
+  bool map_at(std::uint64_t offset, std::size_t length) noexcept;
   failure unmap() noexcept;
   // Grows the file so that the bytes up to `needed` fit, with blocks from the cursor's page on.
   failure extend(std::uint64_t needed) noexcept;
@@ -70,7 +74,8 @@ class mapped_backend final : public backend {
   void assert_invariant() const noexcept;
 
   // Invariant, between calls (assert_invariant):
-  // - map_ is null, or maps mapping_size_ bytes of the file from map_offset_, a page boundary;
+  // - map_ is null, or maps map_length_ bytes of the file from map_offset_, a page boundary:
+  //   mapping_size_ (the moving window), or at least every byte laid out (from offset 0);
   // - window_ is empty, or lies inside the mapping with cursor_ the file offset of window_.begin,
   //   and ends at or before the extent (ahead), or at the mapping's end only when the extent is
   //   a page boundary or behind the cursor's page (on_sigbus: only whole pages past it fault);
@@ -80,6 +85,7 @@ class mapped_backend final : public backend {
   std::size_t mapping_size_;
   char* map_ = nullptr;
   std::uint64_t map_offset_ = 0;
+  std::size_t map_length_ = 0;
   std::uint64_t cursor_ = 0;
   std::uint64_t high_water_;
   bool extends_on_fault_;  // extension::on_sigbus: the window spans the whole mapping

@@ -52,6 +52,9 @@ struct output_file::state {
   // On strategy::automatic, a mappable file is written through a buffer until the buffer first
   // runs out, so that small files never pay for a mapping (docs/decisions.md, "first buffer").
   bool map_when_full = false;
+  // On strategy::automatic, a mappable file whose writer keeps seeking to store small records
+  // goes to the mapping at such a seek (docs/decisions.md, "random"); tried once.
+  bool map_when_scattered = false;
   options map_options;
   // With options.atomic or write_if_changed, file.fd is a temporary that replaces the target when
   // close() succeeds.
@@ -154,6 +157,8 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
     return detail::mapped_backend::create(file, size, flags.at_end ? size : 0, opts, backend);
   }
   map_when_full = kind == detail::target_kind::mapping_wins && opts.strategy == strategy::automatic;
+  map_when_scattered =
+      kind != detail::target_kind::unmappable && opts.strategy == strategy::automatic;
   if (flags.at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
     return detail::errno_failure("lseek");
   }
@@ -228,6 +233,7 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
   state& s = *state_;
   s.file.error = {};
   s.map_when_full = false;
+  s.map_when_scattered = false;
   s.map_options = opts;
   // A successful open leaves errno as it was, as fopen does: the calls that probe may set it.
   const int saved_errno = errno;
@@ -308,6 +314,13 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
     position = b.seek(put, offset, dir, why);
     return why;
   });
+  state& s = *state_;
+  if (!ec && s.map_when_scattered && s.backend->writes_scattered_records()) {
+    s.map_when_scattered = false;
+    view.begin = s.map_instead_of_buffer(view.begin);
+    view = s.backend->current();
+    s.take_window();
+  }
   return position;
 }
 

@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace perf {
@@ -44,6 +46,35 @@ class digest_sink {
   digest result_;
 };
 
+// random's file front to back: the last record stored at each slot, zeros between, from a list
+// of (slot, record) sorted by slot rather than an image of the file.
+digest expected_random_digest(const workload& work) {
+  const std::size_t record = record_size(work.kind);
+  const std::uint64_t slots = work.bytes / record;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> stored(work.count);
+  for (std::uint32_t i = 0; i < work.count; ++i) stored[i] = {random_slot(i, slots), i};
+  std::sort(stored.begin(), stored.end());
+  static const std::vector<char> zeros(std::size_t{1} << 20);
+  digest result;
+  std::uint64_t at = 0;
+  auto zeros_up_to = [&](std::uint64_t end) {
+    while (at < end) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - at, zeros.size()));
+      result.update(zeros.data(), n);
+      at += n;
+    }
+  };
+  for (std::size_t k = 0; k < stored.size(); ++k) {
+    if (k + 1 < stored.size() && stored[k + 1].first == stored[k].first) continue;
+    zeros_up_to(stored[k].first * record);
+    result.update(work.input->random.data() + record_source(*work.input, stored[k].second, record),
+                  record);
+    at += record;
+  }
+  zeros_up_to(work.bytes);
+  return result;
+}
+
 // The final bytes of a seeking workload, front to back: what the patches and seeks must leave.
 digest expected_seeking_digest(const workload& work) {
   const corpus& input = *work.input;
@@ -71,6 +102,9 @@ digest expected_seeking_digest(const workload& work) {
       }
       break;
     }
+    case workload_kind::random_16:
+    case workload_kind::random_64:
+      return expected_random_digest(work);
     default:
       for (std::uint64_t block = 0; block < work.count; ++block) {
         result.update(input.random.data() + block * scatter_block % input.random.size(),

@@ -136,9 +136,11 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
           } else {
             std::snprintf(text, sizeof text, " %7.2f x%4.2f ", row->gbps, row->vs_mapout);
           }
-          // toc holds its header, 8 bytes per record, in the writer's memory: it would hide what
-          // the writer itself keeps (details.txt has it).
-          if (row && row->ok() && kind != workload_kind::toc) rss = std::max(rss, row->max_rss_mib);
+          // toc holds its header, 8 bytes per record, in the writer's memory, and random maps the
+          // file's pages: either would hide what the writer itself keeps (details.txt has it).
+          if (row && row->ok() && kind != workload_kind::toc && !is_random(kind)) {
+            rss = std::max(rss, row->max_rss_mib);
+          }
           line += text;
         }
         if (!shown) continue;

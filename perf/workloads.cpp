@@ -11,8 +11,8 @@
 namespace perf {
 namespace {
 
-constexpr const char* workload_names[] = {"bytes",     "tokens", "lines", "blocks-4k",
-                                          "blocks-1m", "patch",  "toc",   "scatter"};
+constexpr const char* workload_names[] = {"bytes", "tokens", "lines",   "blocks-4k", "blocks-1m",
+                                          "patch", "toc",    "scatter", "random-16", "random-64"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -161,6 +161,12 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
       }
       break;
     }
+    case workload_kind::random_16:
+    case workload_kind::random_64:
+      work.count = random_records;
+      work.bytes =
+          std::max<std::uint64_t>(size / record_size(kind) * record_size(kind), record_size(kind));
+      break;
     case workload_kind::scatter: {
       work.count = (size + scatter_block - 1) / scatter_block;
       work.bytes = work.count * scatter_block;

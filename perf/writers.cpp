@@ -16,6 +16,7 @@ std::vector<writer> all_writers() {
   add_boost_writers(list);
 #endif
   add_syscall_writers(list);
+  add_mmap_writers(list);
   add_mapout_writers(list);
   add_cursor_writers(list);
   return list;

@@ -60,6 +60,7 @@ void add_fmt_writers(std::vector<writer>& list);
 void add_llvm_writers(std::vector<writer>& list);
 void add_boost_writers(std::vector<writer>& list);
 void add_syscall_writers(std::vector<writer>& list);
+void add_mmap_writers(std::vector<writer>& list);
 void add_mapout_writers(std::vector<writer>& list);
 void add_cursor_writers(std::vector<writer>& list);
 

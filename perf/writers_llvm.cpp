@@ -52,6 +52,7 @@ class llvm_sink {
 class llvm_pwrite_sink : public llvm_sink {
  public:
   using llvm_sink::llvm_sink;
+  static constexpr bool records_in_place = true;
   void write_at(std::uint64_t offset, const char* data, std::size_t size) {
     out().pwrite(data, size, offset);
   }
@@ -63,15 +64,17 @@ void add_llvm_writers(std::vector<writer>& list) {
   writer llvm;
   llvm.id = "llvm";
   llvm.label = "llvm::raw_fd_ostream";
-  llvm.apis = {"<<", "write", "<<", "write", "write", "tell+seek", "tell+seek", "seek"};
+  llvm.apis = {"<<",        "write",     "<<",   "write",      "write",
+               "tell+seek", "tell+seek", "seek", "seek+write", "seek+write"};
   llvm.run = run_sink<llvm_sink>;
   list.push_back(llvm);
 
   writer pwrite;
   pwrite.id = "llvm-pwrite";
   pwrite.label = "llvm::raw_fd_ostream pwrite";
-  pwrite.apis = {nullptr, nullptr,       nullptr,  nullptr,
-                 nullptr, "tell+pwrite", "pwrite", "n/a: pwrite cannot extend"};
+  pwrite.apis = {nullptr,  nullptr,       nullptr,  nullptr,
+                 nullptr,  "tell+pwrite", "pwrite", "n/a: pwrite cannot extend",
+                 "pwrite", "pwrite"};
   pwrite.run = run_sink<llvm_pwrite_sink>;
   list.push_back(pwrite);
 }

@@ -1,7 +1,12 @@
 // mapout's writers: mapout::ostream through its own type (automatic, mapped and buffered
 // strategies, and each extension mode), through std::ostream&, and the raw streambuf.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <exception>
 #include <mapout/ostream.hpp>
 #include <mapout/streambuf.hpp>
+#include <thread>
 
 #include "ostream_sink.hpp"
 
@@ -89,12 +94,52 @@ class streambuf_sink {
   mapout::streambuf buf_;
 };
 
+// One stream fills blocks [first, last) of the blocks workload, from its own offset of the file.
+void fill_blocks(const workload& work, const std::string& path, std::uint64_t first,
+                 std::uint64_t last) {
+  const std::size_t block = block_size(work.kind);
+  const std::string& random = work.input->random;
+  mapout::ostream out(path, std::ios::out | std::ios::in | std::ios::binary);
+  if (!out.is_open()) throw std::system_error(out.error(), out.error_message());
+  out.seekp(static_cast<std::streamoff>(first * block));
+  for (std::uint64_t k = first; k < last; ++k) {
+    out.write(random.data() + k * block % random.size(), static_cast<std::streamsize>(block));
+  }
+  out.close();
+  if (!out) throw std::system_error(out.error(), out.error_message());
+}
+
+// parallel: two threads, one stream each, fill the two halves of one file, to set against the
+// one stream of the mapout row.
+void run_halves(const workload& work, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0 || ::close(fd) != 0) throw_errno("create", path);
+  const std::uint64_t blocks = work.bytes / block_size(work.kind);
+  std::exception_ptr failed;
+  std::thread second([&] {
+    try {
+      fill_blocks(work, path, blocks / 2, blocks);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
+  try {
+    fill_blocks(work, path, 0, blocks / 2);
+  } catch (...) {
+    second.join();
+    throw;
+  }
+  second.join();
+  if (failed) std::rethrow_exception(failed);
+}
+
 writer ostream_writer(std::string id, std::string label,
                       void (*run)(const workload&, const std::string&)) {
   writer w;
   w.id = std::move(id);
   w.label = std::move(label);
-  w.apis = {"put", "write", "<<", "write", "write", "tellp+seekp", "tellp+seekp", "seekp"};
+  w.apis = {"put",         "write",       "<<",    "write",       "write",
+            "tellp+seekp", "tellp+seekp", "seekp", "seekp+write", "seekp+write"};
   w.run = run;
   return w;
 }
@@ -123,11 +168,21 @@ void add_mapout_writers(std::vector<writer>& list) {
                                   run_sink<ostream_sink<mapout_generic_opener>>);
   list.push_back(generic);
 
+  writer halves;
+  halves.id = "mapout-parallel";
+  halves.label = "mapout::ostream, 2 threads";
+  halves.apis[static_cast<std::size_t>(workload_kind::blocks_4k)] = "2 streams: write";
+  halves.apis[static_cast<std::size_t>(workload_kind::blocks_1m)] = "2 streams: write";
+  halves.quick = false;
+  halves.run = run_halves;
+  list.push_back(halves);
+
   writer raw;
   raw.id = "mapout-streambuf";
   raw.label = "mapout::streambuf";
-  raw.apis = {"sputc", "sputn",      "to_chars+sputn", "sputn",
-              "sputn", "pubseekpos", "pubseekpos",     "pubseekpos"};
+  raw.apis = {
+      "sputc",      "sputn",      "to_chars+sputn",   "sputn",           "sputn", "pubseekpos",
+      "pubseekpos", "pubseekpos", "pubseekpos+sputn", "pubseekpos+sputn"};
   raw.run = run_sink<streambuf_sink>;
   list.push_back(raw);
 }

@@ -67,8 +67,8 @@ void add_memory_writers(std::vector<writer>& list) {
   writer ceiling;
   ceiling.id = "ceiling";
   ceiling.label = "ceiling (memory)";
-  ceiling.apis = {"store",  "copy_short", "to_chars", "memcpy",
-                  "memcpy", "memcpy",     "memcpy",   "memcpy"};
+  ceiling.apis = {"store",  "copy_short", "to_chars", "memcpy", "memcpy",
+                  "memcpy", "memcpy",     "memcpy",   "memcpy", "memcpy"};
   ceiling.prepare = prepare_buffer;
   ceiling.run = run_sink<memory_sink>;
   ceiling.memory_digest = buffer_digest;

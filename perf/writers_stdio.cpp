@@ -62,8 +62,8 @@ void add_stdio_writers(std::vector<writer>& list) {
   writer stdio;
   stdio.id = "stdio";
   stdio.label = "stdio";
-  stdio.apis = {"putc_unlocked",   "fwrite_unlocked", "fprintf",       "fwrite_unlocked",
-                "fwrite_unlocked", "ftello+fseeko",   "ftello+fseeko", "fseeko"};
+  stdio.apis = {"putc_unlocked", "fwrite_unlocked", "fprintf", "fwrite_unlocked", "fwrite_unlocked",
+                "ftello+fseeko", "ftello+fseeko",   "fseeko",  "fseeko+fwrite",   "fseeko+fwrite"};
   stdio.run = run_sink<stdio_sink>;
   list.push_back(stdio);
 

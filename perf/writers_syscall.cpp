@@ -232,7 +232,8 @@ void add_syscall_writers(std::vector<writer>& list) {
   writer positioned;
   positioned.id = "pwrite";
   positioned.label = "64 KiB buffer + pwrite(2)";
-  positioned.apis = {nullptr, nullptr, nullptr, nullptr, nullptr, "pwrite", "pwrite", "pwrite"};
+  positioned.apis = {nullptr,  nullptr,  nullptr,  nullptr,  nullptr,
+                     "pwrite", "pwrite", "pwrite", "pwrite", "pwrite"};
   positioned.run = run_sink<pwrite_buffer_sink>;
   list.push_back(positioned);
 }

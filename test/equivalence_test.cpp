@@ -71,11 +71,18 @@ class generator {
  public:
   // `existing` bytes are in the file when it is opened. `seeking`: half the operations write
   // length-prefixed records, patched as binary formats patch them.
-  generator(unsigned seed, std::size_t existing, bool seeking)
-      : random_(seed), size_(static_cast<std::int64_t>(existing)), seeking_(seeking) {}
+  generator(unsigned seed, std::size_t existing, bool seeking, bool scattered)
+      : random_(seed),
+        size_(static_cast<std::int64_t>(existing)),
+        seeking_(seeking),
+        scattered_(scattered) {}
 
   std::vector<operation> operations() {
     std::vector<operation> result;
+    if (scattered_) {
+      add_scattered_records(result);
+      return result;
+    }
     const int count = pick(10, 40);
     for (int i = 0; i < count; ++i) {
       if (seeking_ && pick(0, 1) == 0) {
@@ -124,6 +131,22 @@ class generator {
     result.push_back(seek_to(start));
     result.push_back(stores(kind::write, bytes(4, false)));
     result.push_back(seek_to(pick(0, 1) == 0 ? size_ : end));
+  }
+
+  // A file laid out as an index is (a seek to its last byte, a zero), then many small records at
+  // random offsets in it, a few of them past its end; some flushes and publishes among them.
+  void add_scattered_records(std::vector<operation>& result) {
+    const std::int64_t layout = std::max<std::int64_t>(size_, pick(1, 40) * 4096 + pick(0, 4095));
+    result.push_back(seek_to(layout - 1));
+    result.push_back(stores(kind::put, std::string(1, '\0')));
+    const int count = pick(80, 200);
+    for (int i = 0; i < count; ++i) {
+      const auto size = static_cast<std::size_t>(pick(1, 64));
+      const std::int64_t reach = pick(0, 49) == 0 ? size_ + 5000 : size_ - 1;
+      result.push_back(seek_to(std::uniform_int_distribution<std::int64_t>(0, reach)(random_)));
+      result.push_back(stores(pick(0, 4) == 0 ? kind::put : kind::write, bytes(size, false)));
+      if (pick(0, 49) == 0) result.push_back({pick(0, 1) == 0 ? kind::flush : kind::publish, {}});
+    }
   }
 
   operation seek() {
@@ -197,6 +220,7 @@ class generator {
   std::int64_t position_ = 0;
   std::int64_t size_ = 0;
   bool seeking_;
+  bool scattered_;
 };
 
 // Calls through the stream's own type, so that whatever mapout::ostream adds over std::ostream is
@@ -277,7 +301,10 @@ struct configuration {
   bool seeking = false;
   // Whether the options write through a temporary (atomic, write_if_changed): each seed starts
   // from an old file that holds the bytes it will write, those with one byte changed, or others.
-  bool replaces = false;
+  bool replaces = false;  // Whether the operations lay a file out and store small records at random
+                          // offsets of it
+  // (generator's `scattered`).
+  bool scattered = false;
 };
 
 mapout::options automatic(unsigned seed) {
@@ -359,6 +386,23 @@ const configuration configurations[] = {
     {"IfChangedAutomaticSeeking", if_changed<automatic>, false, false, nullptr, true, true},
     {"IfChangedBufferedSeeking", if_changed<buffered>, false, false, nullptr, true, true},
     {"IfChangedMappedSeeking", if_changed<tiny_reservation>, false, false, nullptr, true, true},
+    // Small records at random offsets of a laid-out file: the mapping of every byte laid out
+    // takes over from the window, and automatic moves from its buffer to it.
+    {"ScatteredRecordsMapped", [](unsigned) { return mapped(); }, false, false, nullptr, false,
+     false, true},
+    {"ScatteredRecordsTinyReservation", tiny_reservation, false, false, nullptr, false, false,
+     true},
+    {"ScatteredRecordsOnSigbus", tiny_reservation_on_sigbus, false, false, nullptr, false, false,
+     true},
+    {"ScatteredRecordsAutomatic", automatic, false, false, nullptr, false, false, true},
+    {"ScatteredRecordsAutomaticWhereItMaps", automatic, true, false, nullptr, false, false, true},
+    {"ScatteredRecordsAutomaticOnSigbus", automatic_on_sigbus, false, false, nullptr, false, false,
+     true},
+    {"ScatteredRecordsBuffered", buffered, false, false, nullptr, false, false, true},
+    {"ScatteredRecordsExistingFile", tiny_reservation, false, true, nullptr, false, false, true},
+    {"ScatteredRecordsAutomaticExistingFile", automatic, false, true, nullptr, false, false, true},
+    {"ScatteredRecordsIfChangedAutomatic", if_changed<automatic>, false, false, nullptr, false,
+     true, true},
 };
 
 // Bytes an output may differ from its final bytes while it is written, and still be known
@@ -404,7 +448,7 @@ TEST_P(SameBytesAsOfstream, OverRandomOperations) {
       mode |= std::ios::in;
     }
     const std::vector<operation> operations =
-        generator(seed, existing, config.seeking).operations();
+        generator(seed, existing, config.seeking, config.scattered).operations();
     struct stat before = {};
     std::string output;
     if (config.replaces) {

@@ -98,6 +98,7 @@ enum class operation {
   insert_null_c_string,
   write_negative_size,
   insert_text_and_number,
+  tell_and_seek_back,
 };
 
 // Each operation's name, for failure messages, in the enum's order.
@@ -144,6 +145,7 @@ constexpr named_operation operation_names[] = {
     {operation::insert_null_c_string, "insert_null_c_string"},
     {operation::write_negative_size, "write_negative_size"},
     {operation::insert_text_and_number, "insert_text_and_number"},
+    {operation::tell_and_seek_back, "tell_and_seek_back"},
 };
 
 constexpr int operations = static_cast<int>(std::size(operation_names));
@@ -155,7 +157,7 @@ constexpr bool names_in_enum_order() {
   return true;
 }
 static_assert(names_in_enum_order() &&
-                  static_cast<int>(operation::insert_text_and_number) == operations - 1,
+                  static_cast<int>(operation::tell_and_seek_back) == operations - 1,
               "every operation named once, in order");
 
 // The flags set_flag and unset_flag choose from, by the step's number.
@@ -341,6 +343,22 @@ void apply(Stream& out, const step& s, std::ostream& tied, const format_sources&
     case operation::insert_text_and_number:
       out << "x = " << s.number << ";\n";
       break;
+    case operation::tell_and_seek_back: {
+      // tellp goes into the bytes; the seek lands anywhere in what was written, from the start
+      // or from the cursor.
+      const std::streamoff at = out.tellp();
+      out << '@' << at << '@';
+      const std::streamoff back =
+          at > 0 ? static_cast<std::streamoff>(static_cast<unsigned long long>(s.number) %
+                                               static_cast<unsigned long long>(at + 1))
+                 : 0;
+      if (s.number % 2 == 0) {
+        out.seekp(at - back);
+      } else {
+        out.seekp(-back, std::ios::cur);
+      }
+      break;
+    }
   }
 }
 

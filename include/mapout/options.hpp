@@ -12,6 +12,8 @@ enum class strategy {
   // mapped (pipes, FIFOs, character devices, sockets, network and FUSE file systems, app). The
   // mapping for regular files on other local file systems, once the output outgrows its first
   // buffer: a file that fits in it costs what std::ofstream costs, one write(2).
+  // On any mappable file, small records stored at random offsets (seek after seek, each after
+  // fewer bytes than a page) move it to the mapping.
   automatic,
   // Store into a MAP_SHARED mapping of the file from the first byte. Opening fails with ENODEV
   // where the target cannot be mapped; app writes through the buffer, since every write must
@@ -45,8 +47,10 @@ enum class extension {
 //   mapout::ostream out("big.bin", std::ios::binary, opts);
 struct options {
   // Bytes of address space mapped over the file at once (rounded up to whole pages). Larger
-  // output works: the mapping moves along the file, and this bounds the written pages a process
-  // keeps resident. It costs nothing until written.
+  // output works: the mapping moves along the file, and this bounds the written pages a streaming
+  // process keeps resident. It costs nothing until written. A seek back into bytes already
+  // written maps all of them at once instead, as a mapping written by hand would (records at
+  // random offsets of a laid-out file: docs/decisions.md, "random").
   std::size_t mapping_size = std::size_t{32} << 20;
 
   // Bytes buffered before each write(2) on the buffered strategy, and the first buffer of

@@ -98,6 +98,29 @@ class MAPOUT_API ostream final : public std::ostream {
     return *this;
   }
 
+  // seekp and tellp as std::ostream's, without its sentry and virtual calls whenever that sentry
+  // would do nothing: a writer that fills an index laid out in a file seeks before each record.
+  pos_type tellp() {
+    if (!sentry_is_noop()) return std::ostream::tellp();
+    return buf_.streambuf::seekoff(0, cur, out);
+  }
+  ostream& seekp(pos_type position) {
+    if (!sentry_is_noop()) {
+      std::ostream::seekp(position);
+    } else if (buf_.streambuf::seekpos(position, out) == pos_type(off_type(-1))) {
+      setstate(failbit);
+    }
+    return *this;
+  }
+  ostream& seekp(off_type offset, seekdir dir) {
+    if (!sentry_is_noop()) {
+      std::ostream::seekp(offset, dir);
+    } else if (buf_.streambuf::seekoff(offset, dir, out) == pos_type(off_type(-1))) {
+      setstate(failbit);
+    }
+    return *this;
+  }
+
   ostream& operator<<(char c) {
     if (!unpadded() || !buf_.store(c)) static_cast<std::ostream&>(*this) << c;
     return *this;
