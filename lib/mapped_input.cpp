@@ -45,7 +45,8 @@ int advice_of(access advice) noexcept {
 
 }  // namespace
 
-struct mapped_input::state {
+// Hidden: the shared library exports mapped_input's API, not the members of its pimpl.
+struct __attribute__((visibility("hidden"))) mapped_input::state {
   std::filesystem::path path;
   failure error;          // of the last open or close
   detail::descriptor fd;  // kept open while mapped: the guard's handler asks it for the size
