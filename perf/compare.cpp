@@ -49,10 +49,10 @@ void print_machine(std::FILE* out) {
 // Draws throughput.svg with gnuplot (when this build found it) from chart.dat; true if it did.
 bool draw_chart(const std::string& data, const std::string& svg, const perf::chart_layout& layout) {
 #ifdef PERF_GNUPLOT
-  std::string settings = "data='" + data + "'; output='" + svg +
-                         "'; panels=" + std::to_string(layout.titles.size()) + "; marks='" +
-                         layout.marks + "'; low=" + std::to_string(layout.low) +
-                         "; high=" + std::to_string(layout.high);
+  std::string settings =
+      "data='" + data + "'; output='" + svg + "'; panels=" + std::to_string(layout.titles.size()) +
+      "; marks='" + layout.marks + "'; low=" + std::to_string(layout.low) +
+      "; high=" + std::to_string(layout.high) + "; workloads=" + std::to_string(layout.workloads);
   for (std::size_t i = 0; i < layout.titles.size(); ++i) {
     settings += "; title_" + std::to_string(i + 1) + "='" + layout.titles[i] + "'";
   }

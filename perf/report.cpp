@@ -235,6 +235,7 @@ chart_layout write_chart_data(const std::string& path, const std::vector<summary
   }
   chart_layout layout;
   if (chosen == 0 || writers.empty()) return layout;
+  layout.workloads = kinds.size();
   for (const writer* by : writers) {
     const bool mapouts =
         by->label.rfind("mapout", 0) == 0 || by->label.find("mapout::") != std::string::npos;

@@ -47,6 +47,7 @@ void write_csv(const std::string& path, const std::vector<summary>& rows);
 struct chart_layout {
   std::vector<std::string> titles;  // empty when there is nothing to draw
   std::string marks;                // "0 0 1 1", one per writer column, the ceiling's last
+  std::size_t workloads = 0;        // rows per panel
   double low = 0;                   // the y range, a power of two each
   double high = 0;
 };
