@@ -24,6 +24,12 @@ case "$mode" in
     ;;
 esac
 
+# A first ./build.sh perf installs LLVM and gnuplot and builds everything before the runs.
+if [ "$mode" = perf ] && [ ! -x build/perf/compare ]; then
+  echo "first run: installing, about 5 min of building on 2 cores, then the runs" \
+    "(3 min for the headline)"
+fi
+
 test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev xfsprogs btrfs-progs
   libboost-iostreams-dev zlib1g-dev libfmt-dev)
 perf_packages=(libbenchmark-dev llvm-dev gnuplot-nox)
@@ -97,8 +103,9 @@ run_tests() {
   rm -rf "$reports"
   mkdir -p "$reports"
   local status=0
-  echo "running $(meson test -C "$dir" --list --no-rebuild 2>/dev/null | grep -vc "^ninja:") test suites" \
-    "(mapout_tests takes the longest)"
+  local suites
+  suites=$(meson test -C "$dir" --list --no-rebuild 2>/dev/null | grep -vc '^ninja:')
+  echo "running $suites test suites (mapout_tests takes the longest)"
   GTEST_OUTPUT="json:$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild |
     grep --line-buffered -Ev \
       '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): +[0-9]+ *$|^Full log written|^$' ||

@@ -1,7 +1,7 @@
 # Throughput of each writer relative to mapout::ostream (1 = as fast, 2 = twice as fast), per
 # workload, on a log scale shared by every panel; mapout's own bars solid and outlined, the
-# peers' pale, the memory ceiling a dashed line over each workload (row 0 of a block is its header). Data from perf/compare's
-# chart.dat (the ceiling is its last column); compare runs it as:
+# peers' pale, the memory ceiling a dashed line over each workload. Data from perf/compare's
+# chart.dat (the ceiling is its last column; row 0 of each block is its header); compare runs:
 #   gnuplot -e "data='chart.dat'; output='throughput.svg'; panels=2; marks='0 0 1 0';
 #               low=0.125; high=16; workloads=5; title_1='disk, 256 MiB'; ..." chart.gp
 # An output ending in .png draws a PNG instead.
@@ -37,7 +37,8 @@ do for [panel=1:panels] {
   set title value(sprintf("title_%d", panel)) noenhanced
   plot for [col=1:writers-1] data index (panel - 1) using (column(col + 1)):xtic(1) \
          title columnheader(col + 1) lc rgb colour(col) \
-         fs solid (word(marks, col) eq "1" ? 1.0 : 0.45) border lc rgb (word(marks, col) eq "1" ? "black" : colour(col)), \
+         fs solid (word(marks, col) eq "1" ? 1.0 : 0.45) \
+         border lc rgb (word(marks, col) eq "1" ? "black" : colour(col)), \
        1 with lines lc rgb "black" lw 1 dt 1 notitle, \
        data index (panel - 1) using ($0 - 1):(column(writers + 1)):(0.45) with xerrorbars \
          pt -1 lc rgb "#333333" lw 2 dt 2 title "ceiling (memory)"

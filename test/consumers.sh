@@ -55,8 +55,10 @@ exports_public_api_only() {
   nm -D --defined-only "$library" | c++filt | cut -d' ' -f3- | sort -u >"$work/exported"
   grep -qx 'mapout_open' "$work/exported" &&
     grep -qx 'mapout::ostream::close()' "$work/exported" || return 1
-  unexpected=$(grep -Ev '^mapout_[a-z_]+$|^((typeinfo( name)?|vtable|VTT|(virtual|non-virtual) thunk) (to|for) )?mapout::' \
-    "$work/exported" | cat; grep -E 'mapout::(detail::|[a-z_]+::state::)' "$work/exported" | cat)
+  local public='^mapout_[a-z_]+$'
+  public+='|^((typeinfo( name)?|vtable|VTT|(virtual|non-virtual) thunk) (to|for) )?mapout::'
+  unexpected=$(grep -Ev "$public" "$work/exported" | cat
+    grep -E 'mapout::(detail::|[a-z_]+::state::)' "$work/exported" | cat)
   if [ -n "$unexpected" ]; then
     echo "exported, not public API:"
     echo "$unexpected"
@@ -231,7 +233,8 @@ for kind in shared static; do
   check "$kind: gcc -std=c99 with pkg-config and mapout.h" c99_with_pkg_config "$kind"
   check "$kind: format.hpp and boost.hpp with pkg-config mapout-format mapout-boost" \
     parts_with_pkg_config "$kind"
-  check "$kind: CMake find_package(mapout), C++, C and the optional parts" cmake_find_package "$kind"
+  check "$kind: CMake find_package(mapout), C++, C and the optional parts" \
+    cmake_find_package "$kind"
   unset PKG_CONFIG_PATH LD_LIBRARY_PATH
   check "$kind: CMake add_subdirectory(mapout)" cmake_add_subdirectory "$kind"
   check "$kind: CMake FetchContent from a local git URL" cmake_fetchcontent "$kind"
