@@ -181,6 +181,18 @@ cmake_add_subdirectory() {
     -DCMAKE_CXX_FLAGS="${strict[*]}"
 }
 
+# mapout built and installed by its CMakeLists.txt, then found as meson's install is found.
+cmake_install_then_find_package() {
+  local shared=OFF prefix=$work/cmake-installed-$1
+  [ "$1" = shared ] && shared=ON
+  cmake -S "$source_dir" -B "$work/cmake-build-$1" -DBUILD_SHARED_LIBS=$shared \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_FLAGS="${strict[*]}" &&
+    cmake --build "$work/cmake-build-$1" -j2 &&
+    cmake --install "$work/cmake-build-$1" &&
+    LD_LIBRARY_PATH=$prefix/lib cmake_consumer "$work/cmake-installed-consumer-$1" \
+      -DCMAKE_PREFIX_PATH="$prefix"
+}
+
 # FetchContent from a git URL on this machine: a repository holding this tree as it is now,
 # committed edits or not, so that no network is needed and what is tested is what is here.
 cmake_fetchcontent() {
@@ -238,6 +250,7 @@ for kind in shared static; do
   unset PKG_CONFIG_PATH LD_LIBRARY_PATH
   check "$kind: CMake add_subdirectory(mapout)" cmake_add_subdirectory "$kind"
   check "$kind: CMake FetchContent from a local git URL" cmake_fetchcontent "$kind"
+  check "$kind: CMake install, then find_package" cmake_install_then_find_package "$kind"
   check "$kind: meson subproject, C++ and C" meson_subproject "$kind"
 done
 check "meson setup without GoogleTest: tests skipped" setup_without_gtest
