@@ -91,8 +91,7 @@ configure() {
 build() {
   local dir=$1 count
   count=$(ninja -C "$dir" -n 2>/dev/null | sed -n 's|^\[[0-9]*/\([0-9]*\)\].*|\1|p' | tail -n 1)
-  [ -n "$count" ] || return 0
-  echo "building $dir/: $count targets"
+  if [ -n "$count" ]; then echo "building $dir/: $count targets"; fi
   quietly ninja -C "$dir"
 }
 
