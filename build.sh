@@ -2,7 +2,7 @@
 # mapout in two commands on a fresh Debian machine:
 #   ./build.sh test      install what is missing, configure, build, run every test
 #   ./build.sh perf      the same set-up, then the headline comparison against stdio and the other
-#                        writers, one size on both file systems (about 2 minutes), and its chart
+#                        writers, one size on both file systems, and its chart
 #   ./build.sh perf --full   every size, writer and mode instead (about 80 minutes); other
 #                        arguments go to perf/compare (--fs, --sizes, --writers, --list, ...)
 #   ./build.sh perf-read the same set-up, then the read side (perf/read): flat-file loads, line
@@ -10,7 +10,8 @@
 #   ./build.sh sanitize  the test suites again, built with AddressSanitizer and UBSan (CI runs it)
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 #   ./build.sh packages NAME...  install only the named Debian packages, for test/consumers.sh
-# Quiet when everything is present; a step that fails prints its log.
+# One line per step that does work (installing, configuring, building, each test suite, each
+# measured row); a step that fails prints its log.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -22,6 +23,12 @@ case "$mode" in
     exit 2
     ;;
 esac
+
+# A first ./build.sh perf installs LLVM and gnuplot and builds everything before the runs.
+if [ "$mode" = perf ] && [ ! -x build/perf/compare ]; then
+  echo "first run: installing, about 5 min of building on 2 cores, then the runs" \
+    "(3 min for the headline)"
+fi
 
 test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev xfsprogs btrfs-progs
   libboost-iostreams-dev zlib1g-dev libfmt-dev)
@@ -40,7 +47,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "mapout needs: sudo apt-get install -y ${missing[*]}" >&2
     exit 1
   fi
-  echo "installing: ${missing[*]}"
+  echo "installing with apt-get: ${missing[*]}"
   log=$(mktemp)
   if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
@@ -71,6 +78,7 @@ configure() {
   if [ -f "$dir/build.ninja" ] && [ "$(cat "$dir/.mapout-options" 2>/dev/null)" = "$wanted" ]; then
     return
   fi
+  echo "configuring $dir/: meson setup $wanted"
   if [ -f "$dir/build.ninja" ]; then
     quietly meson setup --reconfigure "$dir" "$@"
   else
@@ -79,13 +87,27 @@ configure() {
   echo "$wanted" >"$dir/.mapout-options"
 }
 
-# run_tests DIR: every test suite, then one summary line counted from the GoogleTest reports.
+# build DIR: builds what is out of date, saying how many targets that is first.
+build() {
+  local dir=$1 count
+  count=$(ninja -C "$dir" -n 2>/dev/null | sed -n 's|^\[[0-9]*/\([0-9]*\)\].*|\1|p' | tail -n 1)
+  if [ -n "$count" ]; then echo "building $dir/: $count targets"; fi
+  quietly ninja -C "$dir"
+}
+
+# run_tests DIR: each test suite with its result on one line, then one summary line counted from
+# the GoogleTest reports.
 run_tests() {
   local dir=$1 reports=$1/test-reports
   rm -rf "$reports"
   mkdir -p "$reports"
   local status=0
-  GTEST_OUTPUT="json:$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild ||
+  local suites
+  suites=$(meson test -C "$dir" --list --no-rebuild 2>/dev/null | grep -vc '^ninja:')
+  echo "running $suites test suites (mapout_tests takes the longest)"
+  GTEST_OUTPUT="json:$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild |
+    grep --line-buffered -Ev \
+      '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): +[0-9]+ *$|^Full log written|^$' ||
     status=$?
   python3 - "$reports" <<'PY'
 import json, pathlib, sys
@@ -107,25 +129,25 @@ PY
 case "$mode" in
   test)
     configure build -Dwerror=true -Dperf=disabled
-    quietly ninja -C build
+    build build
     run_tests build
     ;;
   sanitize)
     configure build-sanitize -Dwerror=true -Dperf=disabled -Dbuildtype=debugoptimized \
       -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
-    quietly ninja -C build-sanitize
+    build build-sanitize
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       run_tests build-sanitize
     ;;
   tsan)
     configure build-tsan -Dperf=disabled -Dbuildtype=debugoptimized -Db_sanitize=thread \
       -Db_lundef=false
-    quietly ninja -C build-tsan
+    build build-tsan
     GTEST_FILTER='Concurrency.*:SigbusMode.*:BackgroundPopulate.LargeFile*:BackgroundPopulate.Refused*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
     ;;
   perf)
     configure build -Dwerror=true -Dperf=enabled
-    quietly ninja -C build
+    build build
     mkdir -p build/perf
     preset=(--headline)
     arguments=("${@:2}")
@@ -140,7 +162,7 @@ case "$mode" in
     ;;
   perf-read)
     configure build -Dwerror=true -Dperf=enabled
-    quietly ninja -C build
+    build build
     build/perf/read "${@:2}"
     ;;
 esac

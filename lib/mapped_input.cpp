@@ -73,7 +73,8 @@ bool exceeds_free_address_space(std::uint64_t length) noexcept {
 
 }  // namespace
 
-struct mapped_input::state {
+// Hidden: the shared library exports mapped_input's API, not the members of its pimpl.
+struct __attribute__((visibility("hidden"))) mapped_input::state {
   std::filesystem::path path;
   failure error;          // of the last open or close
   detail::descriptor fd;  // kept open while mapped: the guard's handler asks it for the size

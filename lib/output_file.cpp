@@ -23,7 +23,8 @@ std::error_code code_of(const failure& why) noexcept {
 
 // "mapout: <operation> '<path>'", what std::system_error's what() puts before ": <reason>".
 std::string context_of(const failure& why, const std::filesystem::path& path) {
-  return "mapout: " + std::string(why.operation) + " '" + path.string() + "'";
+  const std::string detail = why.detail ? std::string(": ") + why.detail : std::string();
+  return "mapout: " + std::string(why.operation) + " '" + path.string() + "'" + detail;
 }
 
 // Opens the descriptor. Mapping needs it readable as well as writable; a file we may write but
@@ -45,7 +46,8 @@ failure open_descriptor(const char* path, const detail::open_flags& flags, bool 
 
 }  // namespace
 
-struct output_file::state {
+// Hidden: the shared library exports output_file's API, not the members of its pimpl.
+struct __attribute__((visibility("hidden"))) output_file::state {
   std::filesystem::path path;
   detail::open_file file;
   std::unique_ptr<detail::backend> backend;
@@ -135,7 +137,9 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   bool replace = opts.atomic || opts.write_if_changed;
   // Replacing would have to copy the bytes a mode keeps; and a device or FIFO is no file to
   // replace, so it is written as it would be without the options.
-  if (replace && !(flags.creation & O_TRUNC)) return {EINVAL, "open mode"};
+  if (replace && !(flags.creation & O_TRUNC)) {
+    return {EINVAL, "open", detail::replacement_refusal(opts, flags)};
+  }
   struct stat st;
   if ((want_map || replace) && detail::sys().stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     if (replace && S_ISDIR(st.st_mode)) return {EISDIR, "open"};

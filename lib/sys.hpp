@@ -74,6 +74,7 @@ auto retry_on_eintr(Call call, Args... args) noexcept {
 struct failure {
   int error = 0;
   const char* operation = nullptr;
+  const char* detail = nullptr;  // what the message adds after the path, when errno is not enough
 
   explicit operator bool() const noexcept { return error != 0; }
 };

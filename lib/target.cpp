@@ -49,6 +49,15 @@ bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept {
   return true;
 }
 
+const char* replacement_refusal(const options& opts, const open_flags& flags) noexcept {
+  if (flags.append) {
+    return opts.atomic ? "atomic needs a mode that truncates (app given)"
+                       : "write_if_changed needs a mode that truncates (app given)";
+  }
+  return opts.atomic ? "atomic needs a mode that truncates (in|out without trunc given)"
+                     : "write_if_changed needs a mode that truncates (in|out without trunc given)";
+}
+
 target_kind kind_of(int fd) noexcept {
   struct stat st;
   if (sys().fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return target_kind::unmappable;

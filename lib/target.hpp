@@ -4,6 +4,8 @@
 
 #include <ios>
 
+#include "mapout/options.hpp"
+
 namespace mapout::detail {
 
 struct open_flags {
@@ -16,6 +18,10 @@ struct open_flags {
 // The flags for `mode`, or false where the table has no row for it (no out nor app, trunc with
 // app, trunc without out) and std::basic_filebuf::open would fail.
 bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept;
+
+// Why atomic or write_if_changed refuses a mode that keeps the file's bytes, naming the option
+// and the mode, for the message: "atomic needs a mode that truncates (app given)".
+const char* replacement_refusal(const options& opts, const open_flags& flags) noexcept;
 
 enum class target_kind {
   // Not a regular file on a local file system: only the buffer can write it. Network and FUSE

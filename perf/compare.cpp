@@ -46,15 +46,15 @@ void print_machine(std::FILE* out) {
                ::sysconf(_SC_NPROCESSORS_ONLN), load_average().c_str());
 }
 
-// Draws throughput.svg with gnuplot (when this build found it) from chart.dat.
-void draw_chart(const std::string& data, const std::string& svg,
-                const std::vector<std::string>& titles, std::size_t workloads) {
+// Draws throughput.svg with gnuplot (when this build found it) from chart.dat; true if it did.
+bool draw_chart(const std::string& data, const std::string& svg, const perf::chart_layout& layout) {
 #ifdef PERF_GNUPLOT
-  std::string settings = "data='" + data + "'; output='" + svg +
-                         "'; panels=" + std::to_string(titles.size()) +
-                         "; workloads=" + std::to_string(workloads);
-  for (std::size_t i = 0; i < titles.size(); ++i) {
-    settings += "; title_" + std::to_string(i + 1) + "='" + titles[i] + "'";
+  std::string settings =
+      "data='" + data + "'; output='" + svg + "'; panels=" + std::to_string(layout.titles.size()) +
+      "; marks='" + layout.marks + "'; low=" + std::to_string(layout.low) +
+      "; high=" + std::to_string(layout.high) + "; workloads=" + std::to_string(layout.workloads);
+  for (std::size_t i = 0; i < layout.titles.size(); ++i) {
+    settings += "; title_" + std::to_string(i + 1) + "='" + layout.titles[i] + "'";
   }
   const pid_t child = ::fork();
   if (child == 0) {
@@ -63,12 +63,16 @@ void draw_chart(const std::string& data, const std::string& svg,
   }
   int status = 0;
   if (child > 0) ::waitpid(child, &status, 0);
-  if (child < 0 || status != 0) std::fprintf(stderr, "gnuplot failed: no %s\n", svg.c_str());
+  if (child < 0 || status != 0) {
+    std::fprintf(stderr, "gnuplot failed: no %s\n", svg.c_str());
+    return false;
+  }
+  return true;
 #else
-  (void)titles;
-  (void)workloads;
+  (void)layout;
   std::fprintf(stderr, "gnuplot was not found at configure time: no %s (data in %s)\n", svg.c_str(),
                data.c_str());
+  return false;
 #endif
 }
 
@@ -97,6 +101,10 @@ int main(int argc, char** argv) try {
     std::filesystem::create_directories(fs.dir);
 
   const auto started = std::chrono::steady_clock::now();
+  const perf::plan_cost cost = perf::cost_of(s.what, writers);
+  std::fprintf(stderr,
+               "%zu rows, %zu runs: about %.0f min here (%.0f s; the lines below count them)\n",
+               cost.rows, cost.runs, cost.seconds / 60, cost.seconds);
   print_machine(stdout);
   std::fprintf(stderr, "reading headers under %s...\n", s.include_dir.c_str());
   const perf::corpus input = perf::make_corpus(s.include_dir, s.text_cap);
@@ -128,16 +136,15 @@ int main(int argc, char** argv) try {
       [](std::FILE* out, const std::vector<perf::summary>& r) { perf::print_targets(out, r); },
       rows, true);
   perf::write_csv(s.out_dir + "/results.csv", rows);
-  const std::vector<std::string> titles = perf::write_chart_data(s.out_dir + "/chart.dat", rows);
-  if (!titles.empty()) {
-    draw_chart(s.out_dir + "/chart.dat", s.out_dir + "/throughput.svg", titles,
-               s.what.kinds.size());
-  }
+  const perf::chart_layout layout = perf::write_chart_data(s.out_dir + "/chart.dat", rows);
+  const bool drawn = !layout.titles.empty() &&
+                     draw_chart(s.out_dir + "/chart.dat", s.out_dir + "/throughput.svg", layout);
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf(
       "\n%.0f s; load average now %s. Every figure per run: %s/details.txt, %s/results.csv\n", took,
       load_average().c_str(), s.out_dir.c_str(), s.out_dir.c_str());
+  if (drawn) std::printf("Chart: %s/throughput.svg\n", s.out_dir.c_str());
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "compare: %s\n", e.what());

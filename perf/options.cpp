@@ -37,9 +37,25 @@ void usage(const char* program, int status) {
   std::exit(status);
 }
 
+// A name a list option does not know is a mistake, not a row left out in silence.
+[[noreturn]] void unknown_name(const char* option, const std::string& name,
+                               const std::vector<std::string>& known) {
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  std::fprintf(stderr, "compare: %s: unknown '%s'; known: %s\n", option, name.c_str(),
+               list.c_str());
+  std::exit(2);
+}
+
 std::uint64_t parse_size(const std::string& text) {
   char* end = nullptr;
   std::uint64_t value = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str() || value == 0 ||
+      (*end && std::string("GMK").find(*end) == std::string::npos) || (*end && end[1])) {
+    std::fprintf(stderr, "compare: '%s' is no size: a number, then G, M or K (256M)\n",
+                 text.c_str());
+    std::exit(2);
+  }
   switch (*end) {
     case 'G':
       value <<= 30;
@@ -167,7 +183,11 @@ settings parse_settings(int argc, char** argv, const std::vector<writer>& writer
       kinds.clear();
       for (const std::string& name : split(value())) {
         workload_kind kind;
-        if (!parse_workload_kind(name, kind)) usage(argv[0], 2);
+        if (!parse_workload_kind(name, kind)) {
+          std::vector<std::string> known;
+          for (workload_kind k : all_workload_kinds) known.push_back(name_of(k));
+          unknown_name("--workloads", name, known);
+        }
         kinds.push_back(kind);
       }
     } else {
@@ -196,7 +216,15 @@ settings parse_settings(int argc, char** argv, const std::vector<writer>& writer
       s.what.file_systems.push_back(
           {name, tmpfs_dir + "/mapout-perf-" + std::to_string(::getpid())});
     else
-      usage(argv[0], 2);
+      unknown_name("--fs", name, {"disk", "tmpfs"});
+  }
+  for (const std::string& id : writer_ids) {
+    const auto named = [&](const writer& w) { return w.id == id; };
+    if (std::none_of(writers.begin(), writers.end(), named)) {
+      std::vector<std::string> known;
+      for (const writer& w : writers) known.push_back(w.id);
+      unknown_name("--writers", id, known);
+    }
   }
   for (std::size_t i = 0; i < writers.size(); ++i) {
     const bool chosen = writer_ids.empty() ? !quick || writers[i].quick

@@ -2,6 +2,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -203,13 +204,22 @@ void write_csv(const std::string& path, const std::vector<summary>& rows) {
   if (std::fclose(out) != 0) throw_errno("fclose", path);
 }
 
-std::vector<std::string> write_chart_data(const std::string& path,
-                                          const std::vector<summary>& rows) {
+chart_layout write_chart_data(const std::string& path, const std::vector<summary>& rows) {
   const auto file_systems =
       distinct<std::string>(rows, [](const summary& r) { return r.measured->file_system; });
   const auto kinds =
       distinct<workload_kind>(rows, [](const summary& r) { return r.measured->kind; });
-  const auto writers = writers_in(rows);
+  // The ceiling is drawn as a line over each workload, not as a bar: it would set the scale.
+  std::vector<const writer*> writers;
+  const writer* ceiling = nullptr;
+  for (const writer* by : writers_in(rows)) {
+    if (by->id == "ceiling") {
+      ceiling = by;
+    } else {
+      writers.push_back(by);
+    }
+  }
+  if (ceiling) writers.push_back(ceiling);
   // The size with the most rows (the largest among equals): at 1 GiB the full run keeps only the
   // rows the targets compare, and a chart of those would hide most writers.
   std::uint64_t chosen = 0;
@@ -225,30 +235,43 @@ std::vector<std::string> write_chart_data(const std::string& path,
       chosen = size;
     }
   }
-  std::vector<std::string> titles;
-  if (chosen == 0) return titles;
+  chart_layout layout;
+  if (chosen == 0 || writers.empty()) return layout;
+  layout.workloads = kinds.size();
+  for (const writer* by : writers) {
+    const bool mapouts =
+        by->label.rfind("mapout", 0) == 0 || by->label.find("mapout::") != std::string::npos;
+    layout.marks += std::string(layout.marks.empty() ? "" : " ") + (mapouts ? "1" : "0");
+  }
+  double low = 1, high = 1;
   std::FILE* out = std::fopen(path.c_str(), "w");
   if (!out) throw_errno("fopen", path);
   for (const std::string& fs : file_systems) {
-    titles.push_back(fs + ", " + size_name(chosen));
-    std::fprintf(out, "\"%s\"", titles.back().c_str());
-    for (workload_kind kind : kinds) std::fprintf(out, " \"%s\"", name_of(kind));
+    layout.titles.push_back(fs + ", " + size_name(chosen));
+    std::fprintf(out, "\"%s\"", layout.titles.back().c_str());
+    for (const writer* by : writers) std::fprintf(out, " \"%s\"", by->label.c_str());
     std::fprintf(out, "\n");
-    for (const writer* by : writers) {
-      std::string line = "\"" + by->label + "\"";
-      bool any = false;
-      for (workload_kind kind : kinds) {
+    for (workload_kind kind : kinds) {
+      std::string line = std::string("\"") + name_of(kind) + "\"";
+      for (const writer* by : writers) {
         const summary* row = find_row(rows, fs, chosen, kind, by->id);
-        const bool have = row && row->ok();
-        any = any || have;
-        line += have ? " " + std::to_string(row->gbps) : " -";
+        if (row && row->ok() && row->vs_mapout > 0) {
+          const double relative = 1 / row->vs_mapout;
+          low = std::min(low, relative);
+          high = std::max(high, relative);
+          line += " " + std::to_string(relative);
+        } else {
+          line += " -";
+        }
       }
-      if (any) std::fprintf(out, "%s\n", line.c_str());
+      std::fprintf(out, "%s\n", line.c_str());
     }
     std::fprintf(out, "\n\n");
   }
   if (std::fclose(out) != 0) throw_errno("fclose", path);
-  return titles;
+  layout.low = std::exp2(std::floor(std::log2(low)));
+  layout.high = std::exp2(std::ceil(std::log2(high)));
+  return layout;
 }
 
 }  // namespace perf

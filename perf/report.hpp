@@ -42,10 +42,19 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows);
 // One table per group with every figure: wall, user, sys, median and best GB/s, peak RSS, ratio.
 void print_details(std::FILE* out, const std::vector<summary>& rows);
 void write_csv(const std::string& path, const std::vector<summary>& rows);
-// Median GB/s per writer (rows) and workload (columns), one gnuplot data block per file system,
-// at the size with the most rows. Returns each block's title ("disk, 256 MiB"), none when there
-// is nothing to draw.
-std::vector<std::string> write_chart_data(const std::string& path,
-                                          const std::vector<summary>& rows);
+// What perf/chart.gp needs besides the data: a title per panel ("disk, 256 MiB"), which columns
+// are mapout's writers (1) and which its peers' (0), and one y range for every panel.
+struct chart_layout {
+  std::vector<std::string> titles;  // empty when there is nothing to draw
+  std::string marks;                // "0 0 1 1", one per writer column, the ceiling's last
+  std::size_t workloads = 0;        // rows per panel
+  double low = 0;                   // the y range, a power of two each
+  double high = 0;
+};
+
+// Throughput relative to mapout::ostream (its median GB/s over mapout's, in the same group) per
+// workload (rows) and writer (columns, the memory ceiling last), one gnuplot data block per file
+// system, at the size with the most rows.
+chart_layout write_chart_data(const std::string& path, const std::vector<summary>& rows);
 
 }  // namespace perf

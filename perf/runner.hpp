@@ -59,9 +59,19 @@ struct cell {
   std::string skipped;
 };
 
+// How long a plan should take here: the runs it makes, and seconds from rates measured on a
+// 2-vCPU VM (an estimate to print first, within a factor of two on a quiet machine).
+struct plan_cost {
+  std::size_t rows = 0;  // writers measured, over every file system, size and workload
+  std::size_t runs = 0;
+  double seconds = 0;
+};
+plan_cost cost_of(const plan& p, const std::vector<writer>& writers);
+
 // For each file system, size and workload: `rounds` rounds over the writers that support the
 // workload, each round starting one writer later, every output of the first round checked against
-// the expected digest, every file deleted after its run. `progress` hears one line per group.
+// the expected digest, every file deleted after its run. `progress` hears one line per row, when
+// its last run is done: its median, how many rows are done and about how long the rest takes.
 std::vector<cell> run_plan(const plan& p, const std::vector<writer>& writers, const corpus& input,
                            const std::function<void(const std::string&)>& progress);
 

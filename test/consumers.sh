@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Consumer tests: mapout installed into a temporary prefix, then built against as a new user
 # would, once with the shared and once with the static library: a g++ line and a C99 line with
-# pkg-config, a CMake project with find_package(mapout), a meson project with mapout as a
-# subproject; and every installed header compiled alone with GCC and Clang. Then `meson setup` of
-# mapout itself on a machine without GoogleTest.
+# pkg-config, the optional parts (format.hpp with fmt, boost.hpp with Boost.Iostreams), a CMake
+# project with find_package(mapout), add_subdirectory and FetchContent (from a local git URL of
+# this tree), a meson project with mapout as a subproject; the shared library's exported symbols;
+# every installed header compiled alone with GCC and Clang; every C++ and C snippet of README.md.
+# Then `meson setup` of mapout itself on a machine without GoogleTest, and meson.build against
+# CMakeLists.txt: the same sources in both.
 # Prints one line per check and `consumers: N passed, N failed`; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +14,7 @@ source_dir=$PWD
 consumers=$source_dir/test/consumers
 
 "$source_dir/build.sh" packages g++ gcc clang meson ninja-build pkg-config cmake binutils \
-  util-linux
+  util-linux git libfmt-dev libboost-iostreams-dev
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -42,13 +45,25 @@ install_mapout() {
     meson install -C "$work/build-$kind" --quiet
 }
 
-# The shared library names its ABI and exports the API only: no mapout::detail.
+# The shared library names its ABI and exports the public API only: the C API (mapout_*), and
+# members, vtables and type information of mapout's public classes; no mapout::detail, no member
+# of a pimpl's state, no instance of a standard library template.
 exports_public_api_only() {
-  local library
+  local library unexpected
   library=$(pkg-config --variable=libdir mapout)/libmapout.so
-  readelf -d "$library" | grep -E 'SONAME.*\[libmapout\.so\.[0-9]' &&
-    nm -D --defined-only "$library" | grep -q ' T mapout_open$' &&
-    ! nm -D --defined-only -C "$library" | grep 'mapout::detail'
+  readelf -d "$library" | grep -E 'SONAME.*\[libmapout\.so\.[0-9]' || return 1
+  nm -D --defined-only "$library" | c++filt | cut -d' ' -f3- | sort -u >"$work/exported"
+  grep -qx 'mapout_open' "$work/exported" &&
+    grep -qx 'mapout::ostream::close()' "$work/exported" || return 1
+  local public='^mapout_[a-z_]+$'
+  public+='|^((typeinfo( name)?|vtable|VTT|(virtual|non-virtual) thunk) (to|for) )?mapout::'
+  unexpected=$(grep -Ev "$public" "$work/exported" | cat
+    grep -E 'mapout::(detail::|[a-z_]+::state::)' "$work/exported" | cat)
+  if [ -n "$unexpected" ]; then
+    echo "exported, not public API:"
+    echo "$unexpected"
+    return 1
+  fi
 }
 
 # The lines README.md gives, with warnings as errors; each program checks the bytes it wrote.
@@ -59,6 +74,16 @@ gxx_with_pkg_config() {
   g++ -std=c++17 "${strict[@]}" "$consumers/app.cpp" -o "$dir/app" \
     $(pkg-config --cflags --libs mapout) &&
     "$dir/app" "$dir/out.txt"
+}
+
+# format.hpp and boost.hpp with the modules that add their libraries.
+parts_with_pkg_config() {
+  local dir=$work/parts-$1
+  mkdir -p "$dir"
+  # shellcheck disable=SC2046
+  g++ -std=c++17 "${strict[@]}" "$consumers/app_parts.cpp" -o "$dir/app_parts" \
+    $(pkg-config --cflags --libs mapout-format mapout-boost) &&
+    "$dir/app_parts" "$dir"
 }
 
 c99_with_pkg_config() {
@@ -92,35 +117,97 @@ headers_compile_alone() {
   done
 }
 
-# block LANGUAGE: the first fenced block of that language in README.md.
-block() {
-  awk -v fence="\`\`\`$1" '$0 == fence { inside = 1; next } inside && /^```/ { exit } inside' \
-    "$source_dir/README.md"
+# blocks LANGUAGE DIR: each fenced block of that language in README.md, as DIR/1.LANGUAGE, ...
+blocks() {
+  awk -v fence="\`\`\`$1" -v dir="$2" -v ext="$1" '
+    $0 == fence { inside = 1; n++; next }
+    inside && /^```/ { inside = 0; next }
+    inside { print > (dir "/" n "." ext) }' "$source_dir/README.md"
 }
 
-# The README's first C++ snippet as written, and its C snippet inside a main().
+# Every C++ snippet of README.md compiles as its own file, and those with a main() link and run;
+# every C snippet compiles, links and runs inside a main(). A snippet that stops compiling fails.
 readme_snippets() {
-  local dir=$work/readme-$1
-  mkdir -p "$dir/gen"
-  block cpp >"$dir/snippet.cpp"
-  { printf '#include <stdio.h>\n#include <mapout/mapout.h>\nint main(void) {\n'
-    block c
-    printf 'return 0;\n}\n'; } >"$dir/snippet.c"
-  # shellcheck disable=SC2046
-  g++ -std=c++17 "${strict[@]}" "$dir/snippet.cpp" -o "$dir/snippet" \
-    $(pkg-config --cflags --libs mapout) &&
-    gcc -std=c99 "${strict[@]}" "$dir/snippet.c" -o "$dir/snippet_c" \
+  local dir=$work/readme-$1 snippet flags
+  mkdir -p "$dir/cpp" "$dir/c" "$dir/run/gen"
+  blocks cpp "$dir/cpp"
+  blocks c "$dir/c"
+  ls "$dir"/cpp/*.cpp "$dir"/c/*.c >/dev/null || return 1
+  flags=$(pkg-config --cflags --libs mapout-format mapout-boost)
+  for snippet in "$dir"/cpp/*.cpp; do
+    echo "README C++ snippet ${snippet##*/}"
+    if grep -q '^int main' "$snippet"; then
+      # shellcheck disable=SC2086
+      g++ -std=c++17 "${strict[@]}" "$snippet" -o "${snippet%.cpp}" $flags &&
+        (cd "$dir/run" && "${snippet%.cpp}") || return 1
+    else
+      # shellcheck disable=SC2086
+      g++ -std=c++17 "${strict[@]}" -c "$snippet" -o "${snippet%.cpp}.o" $flags || return 1
+    fi
+  done
+  for snippet in "$dir"/c/*.c; do
+    echo "README C snippet ${snippet##*/}"
+    { printf '#include <stdio.h>\n#include <mapout/mapout.h>\nint main(void) {\n'
+      cat "$snippet"
+      printf 'return 0;\n}\n'; } >"${snippet%.c}.main.c"
+    # shellcheck disable=SC2046
+    gcc -std=c99 "${strict[@]}" "${snippet%.c}.main.c" -o "${snippet%.c}" \
       $(pkg-config --cflags --libs mapout) &&
-    (cd "$dir" && ./snippet && ./snippet_c) &&
-    grep -q 'const int n = 42;' "$dir/gen/tables.cpp" &&
-    grep -q 'const int n = 42;' "$dir/gen/tables.c"
+      (cd "$dir/run" && "${snippet%.c}") || return 1
+  done
+  grep -q 'const int n = 42;' "$dir/run/gen/tables.cpp" &&
+    grep -q 'const int n = 42;' "$dir/run/gen/tables.c"
+}
+
+# cmake_consumer DIR ARGS...: configures and builds test/consumers with ARGS, runs what it built.
+cmake_consumer() {
+  local dir=$1
+  shift
+  cmake -S "$consumers" -B "$dir" "$@" &&
+    cmake --build "$dir" -j2 &&
+    "$dir/app" "$dir/out.txt" && "$dir/app_c" "$dir/out_c.txt" && "$dir/app_parts" "$dir"
 }
 
 cmake_find_package() {
-  local dir=$work/cmake-$1
-  cmake -S "$consumers" -B "$dir" -DCMAKE_PREFIX_PATH="$work/$1" &&
-    cmake --build "$dir" -j2 &&
-    "$dir/app" "$dir/out.txt" && "$dir/app_c" "$dir/out_c.txt"
+  cmake_consumer "$work/cmake-$1" -DCMAKE_PREFIX_PATH="$work/$1"
+}
+
+# mapout's own CMakeLists.txt as a subdirectory, built with warnings as errors.
+cmake_add_subdirectory() {
+  local shared=OFF
+  [ "$1" = shared ] && shared=ON
+  cmake_consumer "$work/cmake-subdirectory-$1" -DMAPOUT_FROM=subdirectory \
+    -DMAPOUT_SOURCE_DIR="$source_dir" -DBUILD_SHARED_LIBS=$shared \
+    -DCMAKE_CXX_FLAGS="${strict[*]}"
+}
+
+# mapout built and installed by its CMakeLists.txt, then found as meson's install is found.
+cmake_install_then_find_package() {
+  local shared=OFF prefix=$work/cmake-installed-$1
+  [ "$1" = shared ] && shared=ON
+  cmake -S "$source_dir" -B "$work/cmake-build-$1" -DBUILD_SHARED_LIBS=$shared \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_FLAGS="${strict[*]}" &&
+    cmake --build "$work/cmake-build-$1" -j2 &&
+    cmake --install "$work/cmake-build-$1" &&
+    LD_LIBRARY_PATH=$prefix/lib cmake_consumer "$work/cmake-installed-consumer-$1" \
+      -DCMAKE_PREFIX_PATH="$prefix"
+}
+
+# FetchContent from a git URL on this machine: a repository holding this tree as it is now,
+# committed edits or not, so that no network is needed and what is tested is what is here.
+cmake_fetchcontent() {
+  local shared=OFF repo=$work/mapout.git commit
+  [ "$1" = shared ] && shared=ON
+  if [ ! -d "$repo" ]; then
+    git init -q --bare "$repo" &&
+      git --git-dir="$repo" --work-tree="$source_dir" add -A &&
+      commit=$(git --git-dir="$repo" --work-tree="$source_dir" -c user.name=consumers \
+        -c user.email=consumers@localhost commit-tree -m "the tree under test" \
+        "$(git --git-dir="$repo" write-tree)") &&
+      git --git-dir="$repo" update-ref refs/heads/main "$commit" || return 1
+  fi
+  cmake_consumer "$work/cmake-fetchcontent-$1" -DMAPOUT_FROM=fetchcontent \
+    -DMAPOUT_GIT_URL="file://$repo" -DMAPOUT_GIT_TAG=main -DBUILD_SHARED_LIBS=$shared
 }
 
 meson_subproject() {
@@ -149,18 +236,25 @@ for kind in shared static; do
   libdir=$(dirname "$(find "$work/$kind" -name mapout.pc)")
   export PKG_CONFIG_PATH=$libdir LD_LIBRARY_PATH=${libdir%/pkgconfig}
   if [ "$kind" = shared ]; then
-    check "shared: versioned SONAME, no mapout::detail exported" exports_public_api_only
+    check "shared: versioned SONAME, only the public API exported" exports_public_api_only
     check "every installed header alone: g++ C++17/20/23, clang++ C++17/20, C99" \
       headers_compile_alone "$kind"
     check "README's C++ and C snippets, as written" readme_snippets "$kind"
   fi
   check "$kind: g++ -std=c++17 with pkg-config" gxx_with_pkg_config "$kind"
   check "$kind: gcc -std=c99 with pkg-config and mapout.h" c99_with_pkg_config "$kind"
-  check "$kind: CMake find_package(mapout), C++ and C" cmake_find_package "$kind"
+  check "$kind: format.hpp and boost.hpp with pkg-config mapout-format mapout-boost" \
+    parts_with_pkg_config "$kind"
+  check "$kind: CMake find_package(mapout), C++, C and the optional parts" \
+    cmake_find_package "$kind"
   unset PKG_CONFIG_PATH LD_LIBRARY_PATH
+  check "$kind: CMake add_subdirectory(mapout)" cmake_add_subdirectory "$kind"
+  check "$kind: CMake FetchContent from a local git URL" cmake_fetchcontent "$kind"
+  check "$kind: CMake install, then find_package" cmake_install_then_find_package "$kind"
   check "$kind: meson subproject, C++ and C" meson_subproject "$kind"
 done
 check "meson setup without GoogleTest: tests skipped" setup_without_gtest
+check "meson.build and CMakeLists.txt build the same sources" "$source_dir/test/same_sources.sh"
 
 echo "consumers: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -302,4 +302,31 @@ TEST(OpenMode, SuccessfulOpenLeavesErrnoAsItWas) {
   }
 }
 
+TEST(OpenMode, ReplacingWithAModeThatKeepsTheFileNamesTheOptionAndTheMode) {
+  temp_dir dir;
+  const auto path = dir / "file";
+  write_file(path, existing_bytes);
+  const struct {
+    bool atomic;
+    ios_base::openmode mode;
+    const char* expected;
+  } cases[] = {
+      {true, ios_base::app, "atomic needs a mode that truncates (app given)"},
+      {false, ios_base::out | ios_base::app, "write_if_changed needs a mode that truncates (app"},
+      {true, ios_base::in | ios_base::out, "atomic needs a mode that truncates (in|out without"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(describe(c.mode));
+    mapout::options opts;
+    opts.atomic = c.atomic;
+    opts.write_if_changed = !c.atomic;
+    mapout::ostream out(path, c.mode, opts);
+    EXPECT_TRUE(out.fail());
+    const std::string message = out.error_message();
+    EXPECT_EQ(message.rfind("mapout: open '" + path.string() + "': " + c.expected, 0), 0u)
+        << message;
+    EXPECT_EQ(read_file(path), existing_bytes);
+  }
+}
+
 }  // namespace

@@ -70,7 +70,7 @@ struct options {
   // strategy::automatic keeps the buffer. false: such a fault kills, as with any mmap writer.
   bool guard_truncation = true;
 
-  // For code generators and build tools (README, "Generators and build tools"). Each needs a mode
+  // For code generators and build tools (docs/generators.md). Each needs a mode
   // that truncates (out, out|trunc, with in, ate or binary); opening with app, or in without
   // trunc, fails with EINVAL. A target that exists and is not a regular file (a FIFO, /dev/null) is
   // written as without them; a directory fails with EISDIR.
