@@ -72,10 +72,14 @@ constexpr bool is_plain_integer =
     std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
     !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t> &&
     sizeof(T) <= 8;
+// A C string: a literal argument arrives as a char array, which fmt prints up to its NUL.
+template <typename T>
+constexpr bool is_c_string =
+    std::is_same_v<std::decay_t<T>, const char*> || std::is_same_v<std::decay_t<T>, char*>;
 template <typename T>
 constexpr bool is_plain_field =
     is_plain_integer<T> || std::is_same_v<T, bool> || std::is_same_v<T, char> ||
-    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>;
+    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> || is_c_string<T>;
 
 // Whether print writes `format` of `T...` itself: every field a plain "{}" of a plain type.
 template <typename S, typename... T>
@@ -96,6 +100,12 @@ std::size_t longest_field(const T& value) noexcept {
     return 5;
   } else if constexpr (std::is_same_v<T, char>) {
     return 1;
+  } else if constexpr (is_c_string<T>) {
+    // fmt reports a null pointer: longer than any window, so that fmt sees it.
+    if constexpr (std::is_pointer_v<T>) {
+      if (value == nullptr) return std::numeric_limits<std::size_t>::max() / 2;
+    }
+    return std::strlen(value);
   } else {
     return value.size();
   }
@@ -113,6 +123,10 @@ char* put_field(char* put, const T& value) noexcept {
   } else if constexpr (std::is_same_v<T, char>) {
     *put = value;
     return put + 1;
+  } else if constexpr (is_c_string<T>) {
+    const std::size_t size = std::strlen(value);
+    copy_short(put, value, size);
+    return put + size;
   } else {
     copy_short(put, value.data(), value.size());
     return put + value.size();
@@ -157,6 +171,11 @@ std::ptrdiff_t longest_plain_text(const T& value) noexcept {
     return 1;
   } else if constexpr (std::is_integral_v<type>) {
     return sizeof(type) <= 8 ? 20 : 40;
+  } else if constexpr (is_c_string<type>) {
+    if constexpr (std::is_pointer_v<type>) {
+      if (value == nullptr) return -1;
+    }
+    return static_cast<std::ptrdiff_t>(std::strlen(value));
   } else if constexpr (std::is_convertible_v<const type&, std::string_view> &&
                        !std::is_pointer_v<std::decay_t<type>>) {
     return static_cast<std::ptrdiff_t>(std::string_view(value).size());
@@ -181,9 +200,8 @@ bool certainly_fits(const char* put, const char* end, const T&... args) noexcept
   }
 }
 
-// Formats in place when the text fits the window. format_to_n may fill the window up to its end
-// before finding the text too long; the slow path then writes the same text from the same place,
-// so those bytes were going to be written anyway.
+// Formats in place when the text fits the window, measured or bounded first: nothing is stored
+// before the whole text is known to fit, and formatting that throws has stored nothing.
 struct formatted_store {
   template <typename S, typename... T>
   static bool into_plainly(ostream& out, const T&... args) {
@@ -200,17 +218,6 @@ struct formatted_store {
     char* const end = put_plainly<S>(out.put_, out.end_, args...);
     if (end == nullptr) return false;
     out.put_ = end;
-    return true;
-  }
-  static bool into(ostream& out, fmt::string_view format, fmt::format_args args) {
-    if (!out.sentry_is_noop()) return false;
-    streambuf& buf = out.buf_;
-    char* const put = buf.pptr();
-    const auto room = static_cast<std::size_t>(buf.epptr() - put);
-    const std::size_t size = fmt::vformat_to_n(put, room, format, args).size;
-    // Strictly less, as everywhere the window is stored into; pbump takes an int.
-    if (size >= room || size > INT_MAX) return false;
-    buf.pbump(static_cast<int>(size));
     return true;
   }
   // A compiled format goes straight to the pointer when its longest text certainly fits (plain
@@ -237,20 +244,23 @@ struct formatted_store {
     out.put_ = fmt::format_to(out.put_, format, args...);
     return true;
   }
-  static bool into(cursor& out, fmt::string_view format, fmt::format_args args) {
-    const auto room = static_cast<std::size_t>(out.end_ - out.put_);
-    const std::size_t size = fmt::vformat_to_n(out.put_, room, format, args).size;
-    if (size >= room) return false;
-    out.put_ += size;
-    return true;
-  }
 };
 
+// A format string known when compiling, FMT_STRING or FMT_COMPILE: in every fmt an empty class
+// whose constexpr conversion gives the text.
 template <typename S>
-constexpr bool is_compiled_format = fmt::detail::is_compiled_string<S>::value;
-// A format string known when compiling: FMT_STRING or FMT_COMPILE.
+constexpr bool is_known_format =
+    std::is_class_v<S>&& std::is_empty_v<S>&& std::is_constructible_v<fmt::string_view, S>;
+// FMT_COMPILE: fmt::compiled_string is public from fmt 11; before, its conversion is the only one
+// of the two that is explicit.
+#if FMT_VERSION >= 110000
 template <typename S>
-constexpr bool is_known_format = fmt::detail::is_compile_string<S>::value || is_compiled_format<S>;
+constexpr bool is_compiled_format = std::is_base_of_v<fmt::compiled_string, S>;
+#else
+template <typename S>
+constexpr bool is_compiled_format =
+    is_known_format<S> && !std::is_convertible_v<S, fmt::string_view>;
+#endif
 
 inline void write_text(ostream& out, const char* data, std::size_t size) {
   out.write(data, static_cast<std::streamsize>(size));
@@ -265,11 +275,11 @@ inline void write_text(cursor& out, const fmt::memory_buffer& text) {
   write_text(out, text.data(), text.size());
 }
 
-// A format parsed at run time, as fmt parses it: in the window when the text fits, otherwise
-// formatted into a buffer and written.
+// A format parsed at run time, as fmt parses it, into a buffer first: a field may fail after
+// others were formatted, and the window may hold the file's bytes (after a seek back) that
+// std::ofstream << fmt::format(...) would leave as they were.
 template <typename Out>
 void print_parsed(Out& out, fmt::string_view format, fmt::format_args args) {
-  if (formatted_store::into(out, format, args)) return;
   fmt::memory_buffer text;
   fmt::vformat_to(std::back_inserter(text), format, args);
   write_text(out, text);
@@ -289,8 +299,11 @@ void print_known(Out& out, const S& format, const T&... args) {
     fmt::format_to(std::back_inserter(text), format, args...);
     write_text(out, text);
   } else {
-    const fmt::format_string<T...> checked = format;
-    print_parsed(out, checked, fmt::make_format_args(args...));
+    // Checked by fmt when compiling; the text itself is a constant, and so usable under C++20,
+    // where the check is a consteval constructor.
+    static_cast<void>(format);
+    [[maybe_unused]] const fmt::format_string<T...> checked{S()};
+    print_parsed(out, fmt::string_view(S()), fmt::make_format_args(args...));
   }
 }
 
