@@ -203,6 +203,24 @@ bool certainly_fits(const char* put, const char* end, const T&... args) noexcept
 // Formats in place when the text fits the window, measured or bounded first: nothing is stored
 // before the whole text is known to fit, and formatting that throws has stored nothing.
 struct formatted_store {
+  // put_literally's text when it fits the window.
+  template <typename Put>
+  static bool into_window(ostream& out, Put put_text) {
+    if (!out.sentry_is_noop()) return false;
+    streambuf& buf = out.buf_;
+    char* const put = buf.pptr();
+    char* const end = put_text(put, buf.epptr());
+    if (end == nullptr) return false;
+    buf.pbump(static_cast<int>(end - put));
+    return true;
+  }
+  template <typename Put>
+  static bool into_window(cursor& out, Put put_text) {
+    char* const end = put_text(out.put_, out.end_);
+    if (end == nullptr) return false;
+    out.put_ = end;
+    return true;
+  }
   template <typename S, typename... T>
   static bool into_plainly(ostream& out, const T&... args) {
     if (!out.sentry_is_noop()) return false;
@@ -262,6 +280,16 @@ constexpr bool is_compiled_format =
     is_known_format<S> && !std::is_convertible_v<S, fmt::string_view>;
 #endif
 
+// A checked format string's text: get() from fmt 10, where the conversion starts its way out.
+template <typename Checked>
+fmt::string_view text_of(const Checked& format) noexcept {
+#if FMT_VERSION >= 100000
+  return format.get();
+#else
+  return format;
+#endif
+}
+
 inline void write_text(ostream& out, const char* data, std::size_t size) {
   out.write(data, static_cast<std::streamsize>(size));
 }
@@ -307,6 +335,103 @@ void print_known(Out& out, const S& format, const T&... args) {
   }
 }
 
+#if __cplusplus >= 202002L && defined(__cpp_consteval)
+// Under C++20 a literal format is a constant argument: this constructor, consteval as fmt's own
+// check, cuts it once when compiling, as plain_format does for FMT_STRING, so that print writes
+// plain "{}" fields of plain types itself. Literals of more than `capacity` bytes or `most_fields`
+// fields, fields with a spec, and fmt::runtime formats keep fmt's parsing.
+template <typename... T>
+class literal_format {
+ public:
+  static constexpr std::size_t capacity = 256;
+  static constexpr std::size_t most_fields = 16;
+
+  template <typename S,
+            typename = std::enable_if_t<std::is_convertible_v<const S&, fmt::string_view>>>
+  consteval literal_format(const S& source) : checked_(source), source_(source) {
+    cut();
+  }
+  // fmt::runtime(text): parsed by fmt on every call.
+  template <typename R,
+            typename = std::enable_if_t<!std::is_convertible_v<const R&, fmt::string_view> &&
+                                        std::is_constructible_v<fmt::format_string<T...>, R>>>
+  literal_format(R runtime) : checked_(runtime), source_(text_of(checked_)) {}
+
+  fmt::string_view source() const noexcept { return source_; }
+  bool plain() const noexcept { return plain_; }
+  // The literal text between fields, "{{" and "}}" unescaped: piece k ends at ends_[k].
+  const char* text() const noexcept { return text_; }
+  std::size_t piece_begin(std::size_t k) const noexcept { return k == 0 ? 0 : ends_[k - 1]; }
+  std::size_t piece_end(std::size_t k) const noexcept { return ends_[k]; }
+  std::size_t fields() const noexcept { return fields_; }
+
+ private:
+  consteval void cut() {
+    std::size_t size = 0;
+    plain_ = false;
+    for (std::size_t i = 0; i < source_.size(); ++i) {
+      if (size == capacity) return;
+      const char c = source_[i];
+      const bool doubled = i + 1 < source_.size() && source_[i + 1] == c;
+      if ((c == '{' || c == '}') && doubled) {
+        text_[size++] = c;
+        ++i;
+      } else if (c == '{' && i + 1 < source_.size() && source_[i + 1] == '}') {
+        if (fields_ == most_fields) return;
+        ends_[fields_++] = size;
+        ++i;
+      } else if (c == '{' || c == '}') {
+        return;
+      } else {
+        text_[size++] = c;
+      }
+    }
+    ends_[fields_] = size;
+    plain_ = fields_ == sizeof...(T);
+  }
+
+  fmt::format_string<T...> checked_;
+  fmt::string_view source_;
+  bool plain_ = false;
+  std::size_t fields_ = 0;
+  char text_[capacity] = {};
+  std::size_t ends_[most_fields + 1] = {};
+};
+
+template <typename... T>
+using literal_format_for = literal_format<std::type_identity_t<T>...>;
+
+// Writes a plain literal format of plain fields when its longest text fits [put, end); returns
+// the end of the text, or nullptr.
+template <typename F, std::size_t... K, typename... T>
+char* put_literally(char* put, const char* end, const F& format, std::index_sequence<K...>,
+                    const T&... args) noexcept {
+  const std::size_t longest =
+      format.piece_end(format.fields()) + (std::size_t{0} + ... + longest_field(args));
+  if (longest >= static_cast<std::size_t>(end - put) || longest > INT_MAX) return nullptr;
+  auto piece = [&](std::size_t k) {
+    const std::size_t size = format.piece_end(k) - format.piece_begin(k);
+    std::memcpy(put, format.text() + format.piece_begin(k), size);
+    put += size;
+  };
+  piece(0);
+  ((put = put_field(put, args), piece(K + 1)), ...);
+  return put;
+}
+
+template <typename Out, typename F, typename... T>
+void print_literal(Out& out, const F& format, const T&... args) {
+  if constexpr ((is_plain_field<std::remove_cv_t<T>> && ...)) {
+    if (format.plain() && formatted_store::into_window(out, [&](char* put, const char* end) {
+          return put_literally(put, end, format, std::index_sequence_for<T...>(), args...);
+        })) {
+      return;
+    }
+  }
+  print_parsed(out, format.source(), fmt::make_format_args(args...));
+}
+#endif
+
 }  // namespace detail
 // Formats `args` with `format` as fmt::format does and writes the text: into the window when it
 // fits, otherwise formatted into a buffer and written as by write(data, size). On a stream it is
@@ -318,20 +443,35 @@ void print_known(Out& out, const S& format, const T&... args) {
 // The format string is checked when compiling through FMT_STRING or FMT_COMPILE, and for every
 // literal under C++20; a string known only at run time goes through fmt::runtime and may throw
 // fmt::format_error. A format known when compiling whose fields are all a plain "{}" of integers,
-// char, bool, std::string or std::string_view is written by mapout itself, one room check and then
-// stores, at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into formatting
-// code, a third of the instructions of parsing it on every call (docs/decisions.md, "print").
+// char, bool, C strings, std::string or std::string_view is written by mapout itself, one room
+// check and then stores, at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into
+// formatting code, a third of the instructions of parsing it on every call (docs/decisions.md,
+// "print").
+#if __cplusplus >= 202002L && defined(__cpp_consteval)
+template <typename... T>
+ostream& print(ostream& out, detail::literal_format_for<T...> format, T&&... args) {
+  detail::print_literal(out, format, args...);
+  return out;
+}
+
+template <typename... T>
+cursor& print(cursor& out, detail::literal_format_for<T...> format, T&&... args) {
+  detail::print_literal(out, format, args...);
+  return out;
+}
+#else
 template <typename... T>
 ostream& print(ostream& out, fmt::format_string<T...> format, T&&... args) {
-  detail::print_parsed(out, format, fmt::make_format_args(args...));
+  detail::print_parsed(out, detail::text_of(format), fmt::make_format_args(args...));
   return out;
 }
 
 template <typename... T>
 cursor& print(cursor& out, fmt::format_string<T...> format, T&&... args) {
-  detail::print_parsed(out, format, fmt::make_format_args(args...));
+  detail::print_parsed(out, detail::text_of(format), fmt::make_format_args(args...));
   return out;
 }
+#endif
 
 template <typename S, typename... T, typename = std::enable_if_t<detail::is_known_format<S>>>
 ostream& print(ostream& out, const S& format, T&&... args) {
