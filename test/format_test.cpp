@@ -362,3 +362,27 @@ TEST(Print, CStringArgumentsPrintAsFmt) {
   out.close();
   EXPECT_EQ(read_file(dir / "c_strings"), expected);
 }
+
+// Plain literals, which C++20 builds cut when compiling, and C strings, at every window end.
+TEST(Print, LiteralFormatsAtEveryWindowEnd) {
+  temp_dir dir;
+  at_every_window_end(dir, 70, 2, [](mapout::ostream& out) {
+    std::string expected;
+    for (int i = -20; i < 20; ++i) {
+      const std::string text(static_cast<std::size_t>(i + 20), static_cast<char>('a' + (i & 7)));
+      const char* const name = text.c_str();
+      mapout::print(out, "  table[{}] = {{{}, \"{}\"}};\n", i, i * 7, "entry");
+      expected += fmt::format("  table[{}] = {{{}, \"{}\"}};\n", i, i * 7, "entry");
+      mapout::print(out, "{}:{}|{}}}}}", name, text, i % 2 == 0);
+      expected += fmt::format("{}:{}|{}}}}}", name, text, i % 2 == 0);
+      {
+        mapout::cursor put(out);
+        mapout::print(put, "[{}]", static_cast<unsigned long>(i + 20));
+        mapout::print(put, "{:>4}|", i);
+      }
+      expected += fmt::format("[{}]", static_cast<unsigned long>(i + 20));
+      expected += fmt::format("{:>4}|", i);
+    }
+    return expected;
+  });
+}
