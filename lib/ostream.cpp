@@ -4,11 +4,23 @@
 #include <locale>
 #include <utility>
 
+#include "mapout/num_put.hpp"
+
 namespace mapout {
+namespace {
+
+bool prints_classically(const std::locale& locale) {
+  return locale == numbers_locale() || locale == std::locale::classic();
+}
+
+}  // namespace
 
 ostream::ostream() : std::ostream(nullptr) {
   init(&buf_);
   buf_.owner_ = this;
+  // Where std::ofstream would print in the classic locale, print the same through mapout's
+  // num_put; under any other global locale, exactly as std::ofstream.
+  if (getloc() == std::locale::classic()) imbue(numbers_locale());
   watch_locale_again();
 }
 
@@ -81,14 +93,14 @@ void ostream::on_ios_event(std::ios_base::event event, std::ios_base& stream, in
     self->classic_locale_ = false;
   } else {
     self->locale_watched_ = true;
-    self->classic_locale_ = stream.getloc() == std::locale::classic();
+    self->classic_locale_ = prints_classically(stream.getloc());
   }
 }
 
 void ostream::watch_locale_again() {
   register_callback(&ostream::on_ios_event, 0);
   locale_watched_ = true;
-  classic_locale_ = getloc() == std::locale::classic();
+  classic_locale_ = prints_classically(getloc());
 }
 
 void ostream::fail_with(iostate state) {

@@ -30,6 +30,14 @@ class digest_sink {
     drain();
     result_.update(data, size);
   }
+  void row(long id, double x, double y) {
+    if (sizeof buffer_ - used_ < max_number_row) drain();
+    used_ = static_cast<std::size_t>(format_number_row(buffer_ + used_, id, x, y) - buffer_);
+  }
+  void number(double x) {
+    if (sizeof buffer_ - used_ < max_number_row) drain();
+    used_ = static_cast<std::size_t>(format_number_line(buffer_ + used_, x) - buffer_);
+  }
   digest finish() {
     drain();
     return result_;

@@ -1,5 +1,5 @@
 // One Sink for every stream with std::ostream's members (std::ofstream, mapout::ostream, Boost
-// streams): put per byte, write per token and block, << per line.
+// streams): put per byte, write per token and block, << per line and per number.
 #pragma once
 
 #include <ios>
@@ -34,6 +34,8 @@ class ostream_sink {
   void block(const char* data, std::size_t size) {
     stream().write(data, static_cast<std::streamsize>(size));
   }
+  void row(long id, double x, double y) { stream() << id << ',' << x << ',' << y << '\n'; }
+  void number(double x) { stream() << x << '\n'; }
   std::uint64_t tell() { return static_cast<std::uint64_t>(std::streamoff(stream().tellp())); }
   void seek(std::uint64_t offset) { stream().seekp(static_cast<std::streamoff>(offset)); }
   void write_at(std::uint64_t offset, const char* data, std::size_t size) {

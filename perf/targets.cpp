@@ -159,6 +159,7 @@ void check_following_the_workload(checker& check, bool streaming) {
   for (const char* fs : {"disk", "tmpfs"}) {
     for (std::uint64_t size : {16 * mib, 256 * mib, gib}) {
       for (workload_kind kind : all_workload_kinds) {
+        if (is_numbers(kind)) continue;
         if (streaming || is_seeking(kind)) check.near_best_strategy(fs, size, kind, 0.1);
       }
     }
@@ -215,6 +216,15 @@ int print_targets(std::FILE* out, const std::vector<summary>& rows) {
     check.speedup("disk", size, workload_kind::lines, "mapout", "ofstream", 2);
     check.near_best_peer("disk", size, workload_kind::blocks_4k, 0.05);
     check.near_best_peer("disk", size, workload_kind::blocks_1m, 0.05);
+  }
+  // Numbers: to_chars through mapout::ostream and through its num_put behind std::ostream&.
+  for (const char* fs : {"disk", "tmpfs"}) {
+    for (std::uint64_t size : {256 * mib, gib}) {
+      for (workload_kind kind : {workload_kind::numbers, workload_kind::doubles}) {
+        check.speedup(fs, size, kind, "mapout", "ofstream", 2.5);
+        check.speedup(fs, size, kind, "mapout-ostream&", "ofstream", 1.8);
+      }
+    }
   }
   // The seeking workloads have no targets yet: their rows are figures to compare.
   for (workload_kind kind : streaming_workload_kinds) check.linear("disk", kind);

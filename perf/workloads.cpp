@@ -11,8 +11,9 @@
 namespace perf {
 namespace {
 
-constexpr const char* workload_names[] = {"bytes", "tokens", "lines",   "blocks-4k", "blocks-1m",
-                                          "patch", "toc",    "scatter", "random-16", "random-64"};
+constexpr const char* workload_names[] = {"bytes",     "tokens",    "lines",   "blocks-4k",
+                                          "blocks-1m", "patch",     "toc",     "scatter",
+                                          "random-16", "random-64", "numbers", "doubles"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -108,6 +109,11 @@ corpus make_corpus(const std::string& include_dir, std::size_t text_cap) {
     }
     at += length;
   }
+  // 1,000,000 values: 8 MB, beyond the caches as a real program's data would be.
+  std::mt19937_64 engine(20261201);
+  std::normal_distribution<double> normal;
+  input.normals.resize(1000000);
+  for (double& value : input.normals) value = normal(engine);
   input.tokens.reserve(lengths.size());
   const char* data = input.token_text.data();
   for (std::size_t length : lengths) {
@@ -143,6 +149,19 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
         work.bytes += static_cast<std::uint64_t>(
             format_line(line, static_cast<std::uint32_t>(work.count)) - line);
         ++work.count;
+      }
+      break;
+    }
+    case workload_kind::numbers:
+    case workload_kind::doubles: {
+      char row[max_number_row];
+      for (std::uint64_t& i = work.count; work.bytes < size; ++i) {
+        const char* const end =
+            kind == workload_kind::numbers
+                ? format_number_row(row, static_cast<long>(i), number_value(input, i),
+                                    number_value(input, i + 1))
+                : format_number_line(row, number_value(input, i));
+        work.bytes += static_cast<std::uint64_t>(end - row);
       }
       break;
     }

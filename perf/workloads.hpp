@@ -18,8 +18,9 @@ namespace perf {
 
 // The streams written front to back, then the seeking ones: patch (length-prefixed records, each
 // length written after its body), toc (a header of record offsets filled in at the end), scatter
-// (4 KiB blocks written once each in shuffled order) and random (records of 16 or 64 bytes at
-// random slots of a file laid out first, as an index or a hash table in a file is filled).
+// (4 KiB blocks written once each in shuffled order), random (records of 16 or 64 bytes at
+// random slots of a file laid out first, as an index or a hash table in a file is filled),
+// numbers (CSV rows of a long and two doubles) and doubles (one double a line).
 enum class workload_kind {
   bytes,
   tokens,
@@ -30,17 +31,19 @@ enum class workload_kind {
   toc,
   scatter,
   random_16,
-  random_64
+  random_64,
+  numbers,
+  doubles
 };
 
 constexpr workload_kind streaming_workload_kinds[] = {
     workload_kind::bytes, workload_kind::tokens, workload_kind::lines, workload_kind::blocks_4k,
     workload_kind::blocks_1m};
-constexpr workload_kind all_workload_kinds[] = {workload_kind::bytes,     workload_kind::tokens,
-                                                workload_kind::lines,     workload_kind::blocks_4k,
-                                                workload_kind::blocks_1m, workload_kind::patch,
-                                                workload_kind::toc,       workload_kind::scatter,
-                                                workload_kind::random_16, workload_kind::random_64};
+constexpr workload_kind all_workload_kinds[] = {
+    workload_kind::bytes,     workload_kind::tokens,    workload_kind::lines,
+    workload_kind::blocks_4k, workload_kind::blocks_1m, workload_kind::patch,
+    workload_kind::toc,       workload_kind::scatter,   workload_kind::random_16,
+    workload_kind::random_64, workload_kind::numbers,   workload_kind::doubles};
 constexpr std::size_t workload_kind_count = std::size(all_workload_kinds);
 
 constexpr bool is_random(workload_kind kind) noexcept {
@@ -50,6 +53,10 @@ constexpr bool is_random(workload_kind kind) noexcept {
 constexpr bool is_seeking(workload_kind kind) noexcept {
   return kind == workload_kind::patch || kind == workload_kind::toc ||
          kind == workload_kind::scatter || is_random(kind);
+}
+
+constexpr bool is_numbers(workload_kind kind) noexcept {
+  return kind == workload_kind::numbers || kind == workload_kind::doubles;
 }
 
 const char* name_of(workload_kind kind) noexcept;
@@ -63,6 +70,8 @@ struct corpus {
   // The tokens of real C and C++ headers, each followed by '\0' so that fputs can take it.
   std::string token_text;
   std::vector<std::string_view> tokens;
+  // Normally distributed doubles for the numbers workloads, taken in turn.
+  std::vector<double> normals;
 };
 
 // Reads headers under `include_dir` (sorted by path, so every run sees the same text) until
@@ -150,6 +159,32 @@ template <class Sink, class = void>
 struct writes_records_in_place : std::false_type {};
 template <class Sink>
 struct writes_records_in_place<Sink, std::void_t<decltype(Sink::records_in_place)>>
+    // The numbers workloads write, for i = 0, 1, ..., with printf's "%g" (what << prints by
+    // default):
+    //     numbers: <i>,<number_value(i)>,<number_value(i + 1)>\n
+    //     doubles: <number_value(i)>\n
+    inline double number_value(const corpus& input, std::uint64_t i) noexcept {
+  return input.normals[i % input.normals.size()];
+} constexpr std::size_t max_number_row = 64;
+// Formats a row or a line into `out`, which has room for max_number_row bytes; returns its end.
+inline char* format_number_line(char* out, double x) noexcept {
+  out = std::to_chars(out, out + 20, x, std::chars_format::general, 6).ptr;
+  *out++ = '\n';
+  return out;
+}
+inline char* format_number_row(char* out, long id, double x, double y) noexcept {
+  out = std::to_chars(out, out + 20, id).ptr;
+  *out++ = ',';
+  out = std::to_chars(out, out + 20, x, std::chars_format::general, 6).ptr;
+  *out++ = ',';
+  return format_number_line(out, y);
+}
+
+// Whether a Sink has the numbers workloads' calls, row(long, double, double) and number(double).
+template <class Sink, class = void>
+struct can_print_numbers : std::false_type {};
+template <class Sink>
+struct can_print_numbers<Sink, std::void_t<decltype(std::declval<Sink&>().number(0.0))>>
     : std::true_type {};
 
 // Whether a Sink has the seeking calls; emit() throws for a seeking workload when it has not.
@@ -235,7 +270,9 @@ void emit_seeking(const workload& work, Sink& out) {
 //   token(std::string_view)             the tokens workload; data()[size()] is '\0'
 //   line(std::uint32_t i, std::uint32_t value)   the lines workload, one generated line
 //   block(const char*, std::size_t)     the blocks workloads; at the current offset when seeking
-// and, for the seeking workloads, the calls emit_seeking() lists.
+// and, for the seeking workloads, the calls emit_seeking() lists; for the numbers workloads,
+//   row(long id, double x, double y)    one CSV row
+//   number(double x)                    one double and a newline.
 // The loops are templates so that each writer's calls are inlined into them, as in a real program.
 template <class Sink>
 void emit(const workload& work, Sink& out) {
@@ -271,6 +308,21 @@ void emit(const workload& work, Sink& out) {
       }
       break;
     }
+    case workload_kind::numbers:
+    case workload_kind::doubles:
+      if constexpr (can_print_numbers<Sink>::value) {
+        for (std::uint64_t i = 0; i < work.count; ++i) {
+          if (work.kind == workload_kind::numbers) {
+            out.row(static_cast<long>(i), number_value(input, i), number_value(input, i + 1));
+          } else {
+            out.number(number_value(input, i));
+          }
+        }
+      } else {
+        throw std::logic_error(std::string("this writer prints no numbers: no ") +
+                               name_of(work.kind));
+      }
+      break;
     case workload_kind::patch:
     case workload_kind::toc:
     case workload_kind::scatter:

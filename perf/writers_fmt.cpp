@@ -16,6 +16,9 @@ class fmt_sink {
     out_.print("    {{ \"field_{}\", {}, {} }},\n", i, i, value);
   }
   void block(const char* data, std::size_t size) { out_.print("{}", std::string_view(data, size)); }
+  // "{:g}", printf's %g, as the other numbers rows.
+  void row(long id, double x, double y) { out_.print("{},{:g},{:g}\n", id, x, y); }
+  void number(double x) { out_.print("{:g}\n", x); }
   void close() { out_.close(); }
 
  private:
@@ -28,7 +31,8 @@ void add_fmt_writers(std::vector<writer>& list) {
   writer fmt;
   fmt.id = "fmt";
   fmt.label = "fmt::output_file";
-  fmt.apis = {"print", "print", "print", "print", "print", cannot_seek, cannot_seek, cannot_seek};
+  fmt.apis = {"print",     "print",     "print",     "print",     "print", cannot_seek,
+              cannot_seek, cannot_seek, cannot_seek, cannot_seek, "print", "print"};
   fmt.run = run_sink<fmt_sink>;
   list.push_back(fmt);
 }

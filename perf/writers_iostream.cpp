@@ -21,8 +21,8 @@ void add_iostream_writers(std::vector<writer>& list) {
   writer ofstream;
   ofstream.id = "ofstream";
   ofstream.label = "std::ofstream";
-  ofstream.apis = {"put",         "write",       "<<",    "write",       "write",
-                   "tellp+seekp", "tellp+seekp", "seekp", "seekp+write", "seekp+write"};
+  ofstream.apis = {"put",         "write", "<<",          "write",       "write", "tellp+seekp",
+                   "tellp+seekp", "seekp", "seekp+write", "seekp+write", "<<",    "<<"};
   ofstream.run = run_sink<ostream_sink<ofstream_opener>>;
   list.push_back(ofstream);
 }

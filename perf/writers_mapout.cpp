@@ -148,8 +148,11 @@ writer ostream_writer(std::string id, std::string label,
 
 void add_mapout_writers(std::vector<writer>& list) {
   using mapout::strategy;
-  list.push_back(ostream_writer("mapout", "mapout::ostream",
-                                run_sink<ostream_sink<mapout_opener<strategy::automatic>>>));
+  writer automatic = ostream_writer("mapout", "mapout::ostream",
+                                    run_sink<ostream_sink<mapout_opener<strategy::automatic>>>);
+  automatic.apis[static_cast<std::size_t>(workload_kind::numbers)] = "<<";
+  automatic.apis[static_cast<std::size_t>(workload_kind::doubles)] = "<<";
+  list.push_back(automatic);
   list.push_back(ostream_writer("mapout-mapped", "mapout::ostream mapped",
                                 run_sink<ostream_sink<mapout_opener<strategy::mapped>>>));
   writer unguarded = ostream_writer("mapout-unguarded", "mapout::ostream mapped, no guard",
@@ -166,6 +169,8 @@ void add_mapout_writers(std::vector<writer>& list) {
 #endif
   writer generic = ostream_writer("mapout-ostream&", "mapout via std::ostream&",
                                   run_sink<ostream_sink<mapout_generic_opener>>);
+  generic.apis[static_cast<std::size_t>(workload_kind::numbers)] = "<<";
+  generic.apis[static_cast<std::size_t>(workload_kind::doubles)] = "<<";
   list.push_back(generic);
 
   writer halves;

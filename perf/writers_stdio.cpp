@@ -25,6 +25,8 @@ class stdio_sink {
     std::fprintf(file_, "    { \"field_%u\", %u, %u },\n", i, i, value);
   }
   void block(const char* data, std::size_t size) { fwrite_unlocked(data, 1, size, file_); }
+  void row(long id, double x, double y) { std::fprintf(file_, "%ld,%g,%g\n", id, x, y); }
+  void number(double x) { std::fprintf(file_, "%g\n", x); }
   std::uint64_t tell() const { return static_cast<std::uint64_t>(ftello(file_)); }
   void seek(std::uint64_t offset) {
     if (fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) throw_errno("fseeko", path_);
@@ -62,8 +64,9 @@ void add_stdio_writers(std::vector<writer>& list) {
   writer stdio;
   stdio.id = "stdio";
   stdio.label = "stdio";
-  stdio.apis = {"putc_unlocked", "fwrite_unlocked", "fprintf", "fwrite_unlocked", "fwrite_unlocked",
-                "ftello+fseeko", "ftello+fseeko",   "fseeko",  "fseeko+fwrite",   "fseeko+fwrite"};
+  stdio.apis = {"putc_unlocked",   "fwrite_unlocked", "fprintf",       "fwrite_unlocked",
+                "fwrite_unlocked", "ftello+fseeko",   "ftello+fseeko", "fseeko",
+                "fseeko+fwrite",   "fseeko+fwrite",   "fprintf %g",    "fprintf %g"};
   stdio.run = run_sink<stdio_sink>;
   list.push_back(stdio);
 

@@ -305,3 +305,84 @@ TEST(Print, PlainFieldsHonourTheStreamState) {
 }
 
 }  // namespace
+
+namespace {
+
+// A run-time format that fails at its second field, after the first was formatted.
+void print_failing(mapout::ostream& out) {
+  mapout::print(out, fmt::runtime("XYZ{}{:d}"), "abc", "x");
+}
+void print_failing(mapout::cursor& out) {
+  mapout::print(out, fmt::runtime("XYZ{}{:d}"), "abc", "x");
+}
+
+}  // namespace
+
+TEST(Print, ThrowingPrintChangesNoByteAndKeepsThePosition) {
+  temp_dir dir;
+  for (const auto& strategy : mapout::test::window_cases()) {
+    SCOPED_TRACE(strategy.name);
+    const auto path = dir / "throwing";
+    mapout::ostream out(path, std::ios::out, strategy.opts);
+    out << "0123456789ABCDEFGHIJ";
+    out.seekp(0);
+    EXPECT_THROW(print_failing(out), fmt::format_error);
+    EXPECT_EQ(out.tellp(), std::streampos(0));
+    out.seekp(10);
+    {
+      mapout::cursor put(out);
+      EXPECT_THROW(print_failing(put), fmt::format_error);
+      put.write("ab", 2);
+    }
+    // Past the end, where the window holds no byte of the file yet: the gap stays zeros.
+    out.seekp(0, std::ios::end);
+    EXPECT_THROW(print_failing(out), fmt::format_error);
+    out.seekp(4, std::ios::cur);
+    out << "!";
+    out.close();
+    ASSERT_TRUE(out) << out.error_message();
+    EXPECT_EQ(read_file(path), std::string("0123456789abCDEFGHIJ") + std::string(4, '\0') + "!");
+  }
+}
+
+TEST(Print, CStringArgumentsPrintAsFmt) {
+  temp_dir dir;
+  mapout::ostream out(dir / "c_strings");
+  const char* name = "entry";
+  char mutable_name[] = "other";
+  std::string expected;
+  for (int i = 0; i < 1000; ++i) {
+    mapout::print(out, FMT_STRING("  table[{}] = {{{}, \"{}\"}};\n"), i, i * 7, "entry");
+    mapout::print(out, FMT_COMPILE("{}{}|"), name, mutable_name);
+    expected += fmt::format("  table[{}] = {{{}, \"{}\"}};\n", i, i * 7, "entry");
+    expected += fmt::format("{}{}|", name, mutable_name);
+  }
+  const char* null_name = nullptr;
+  EXPECT_THROW(mapout::print(out, FMT_COMPILE("{}"), null_name), fmt::format_error);
+  out.close();
+  EXPECT_EQ(read_file(dir / "c_strings"), expected);
+}
+
+// Plain literals, which C++20 builds cut when compiling, and C strings, at every window end.
+TEST(Print, LiteralFormatsAtEveryWindowEnd) {
+  temp_dir dir;
+  at_every_window_end(dir, 70, 2, [](mapout::ostream& out) {
+    std::string expected;
+    for (int i = -20; i < 20; ++i) {
+      const std::string text(static_cast<std::size_t>(i + 20), static_cast<char>('a' + (i & 7)));
+      const char* const name = text.c_str();
+      mapout::print(out, "  table[{}] = {{{}, \"{}\"}};\n", i, i * 7, "entry");
+      expected += fmt::format("  table[{}] = {{{}, \"{}\"}};\n", i, i * 7, "entry");
+      mapout::print(out, "{}:{}|{}}}}}", name, text, i % 2 == 0);
+      expected += fmt::format("{}:{}|{}}}}}", name, text, i % 2 == 0);
+      {
+        mapout::cursor put(out);
+        mapout::print(put, "[{}]", static_cast<unsigned long>(i + 20));
+        mapout::print(put, "{:>4}|", i);
+      }
+      expected += fmt::format("[{}]", static_cast<unsigned long>(i + 20));
+      expected += fmt::format("{:>4}|", i);
+    }
+    return expected;
+  });
+}

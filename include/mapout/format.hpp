@@ -72,10 +72,14 @@ constexpr bool is_plain_integer =
     std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
     !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t> &&
     sizeof(T) <= 8;
+// A C string: a literal argument arrives as a char array, which fmt prints up to its NUL.
+template <typename T>
+constexpr bool is_c_string =
+    std::is_same_v<std::decay_t<T>, const char*> || std::is_same_v<std::decay_t<T>, char*>;
 template <typename T>
 constexpr bool is_plain_field =
     is_plain_integer<T> || std::is_same_v<T, bool> || std::is_same_v<T, char> ||
-    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>;
+    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> || is_c_string<T>;
 
 // Whether print writes `format` of `T...` itself: every field a plain "{}" of a plain type.
 template <typename S, typename... T>
@@ -96,6 +100,12 @@ std::size_t longest_field(const T& value) noexcept {
     return 5;
   } else if constexpr (std::is_same_v<T, char>) {
     return 1;
+  } else if constexpr (is_c_string<T>) {
+    // fmt reports a null pointer: longer than any window, so that fmt sees it.
+    if constexpr (std::is_pointer_v<T>) {
+      if (value == nullptr) return std::numeric_limits<std::size_t>::max() / 2;
+    }
+    return std::strlen(value);
   } else {
     return value.size();
   }
@@ -113,6 +123,10 @@ char* put_field(char* put, const T& value) noexcept {
   } else if constexpr (std::is_same_v<T, char>) {
     *put = value;
     return put + 1;
+  } else if constexpr (is_c_string<T>) {
+    const std::size_t size = std::strlen(value);
+    copy_short(put, value, size);
+    return put + size;
   } else {
     copy_short(put, value.data(), value.size());
     return put + value.size();
@@ -157,6 +171,11 @@ std::ptrdiff_t longest_plain_text(const T& value) noexcept {
     return 1;
   } else if constexpr (std::is_integral_v<type>) {
     return sizeof(type) <= 8 ? 20 : 40;
+  } else if constexpr (is_c_string<type>) {
+    if constexpr (std::is_pointer_v<type>) {
+      if (value == nullptr) return -1;
+    }
+    return static_cast<std::ptrdiff_t>(std::strlen(value));
   } else if constexpr (std::is_convertible_v<const type&, std::string_view> &&
                        !std::is_pointer_v<std::decay_t<type>>) {
     return static_cast<std::ptrdiff_t>(std::string_view(value).size());
@@ -181,10 +200,27 @@ bool certainly_fits(const char* put, const char* end, const T&... args) noexcept
   }
 }
 
-// Formats in place when the text fits the window. format_to_n may fill the window up to its end
-// before finding the text too long; the slow path then writes the same text from the same place,
-// so those bytes were going to be written anyway.
+// Formats in place when the text fits the window, measured or bounded first: nothing is stored
+// before the whole text is known to fit, and formatting that throws has stored nothing.
 struct formatted_store {
+  // put_literally's text when it fits the window.
+  template <typename Put>
+  static bool into_window(ostream& out, Put put_text) {
+    if (!out.sentry_is_noop()) return false;
+    streambuf& buf = out.buf_;
+    char* const put = buf.pptr();
+    char* const end = put_text(put, buf.epptr());
+    if (end == nullptr) return false;
+    buf.pbump(static_cast<int>(end - put));
+    return true;
+  }
+  template <typename Put>
+  static bool into_window(cursor& out, Put put_text) {
+    char* const end = put_text(out.put_, out.end_);
+    if (end == nullptr) return false;
+    out.put_ = end;
+    return true;
+  }
   template <typename S, typename... T>
   static bool into_plainly(ostream& out, const T&... args) {
     if (!out.sentry_is_noop()) return false;
@@ -200,17 +236,6 @@ struct formatted_store {
     char* const end = put_plainly<S>(out.put_, out.end_, args...);
     if (end == nullptr) return false;
     out.put_ = end;
-    return true;
-  }
-  static bool into(ostream& out, fmt::string_view format, fmt::format_args args) {
-    if (!out.sentry_is_noop()) return false;
-    streambuf& buf = out.buf_;
-    char* const put = buf.pptr();
-    const auto room = static_cast<std::size_t>(buf.epptr() - put);
-    const std::size_t size = fmt::vformat_to_n(put, room, format, args).size;
-    // Strictly less, as everywhere the window is stored into; pbump takes an int.
-    if (size >= room || size > INT_MAX) return false;
-    buf.pbump(static_cast<int>(size));
     return true;
   }
   // A compiled format goes straight to the pointer when its longest text certainly fits (plain
@@ -237,20 +262,33 @@ struct formatted_store {
     out.put_ = fmt::format_to(out.put_, format, args...);
     return true;
   }
-  static bool into(cursor& out, fmt::string_view format, fmt::format_args args) {
-    const auto room = static_cast<std::size_t>(out.end_ - out.put_);
-    const std::size_t size = fmt::vformat_to_n(out.put_, room, format, args).size;
-    if (size >= room) return false;
-    out.put_ += size;
-    return true;
-  }
 };
 
+// A format string known when compiling, FMT_STRING or FMT_COMPILE: in every fmt an empty class
+// whose constexpr conversion gives the text.
 template <typename S>
-constexpr bool is_compiled_format = fmt::detail::is_compiled_string<S>::value;
-// A format string known when compiling: FMT_STRING or FMT_COMPILE.
+constexpr bool is_known_format =
+    std::is_class_v<S>&& std::is_empty_v<S>&& std::is_constructible_v<fmt::string_view, S>;
+// FMT_COMPILE: fmt::compiled_string is public from fmt 11; before, its conversion is the only one
+// of the two that is explicit.
+#if FMT_VERSION >= 110000
 template <typename S>
-constexpr bool is_known_format = fmt::detail::is_compile_string<S>::value || is_compiled_format<S>;
+constexpr bool is_compiled_format = std::is_base_of_v<fmt::compiled_string, S>;
+#else
+template <typename S>
+constexpr bool is_compiled_format =
+    is_known_format<S> && !std::is_convertible_v<S, fmt::string_view>;
+#endif
+
+// A checked format string's text: get() from fmt 10, where the conversion starts its way out.
+template <typename Checked>
+fmt::string_view text_of(const Checked& format) noexcept {
+#if FMT_VERSION >= 100000
+  return format.get();
+#else
+  return format;
+#endif
+}
 
 inline void write_text(ostream& out, const char* data, std::size_t size) {
   out.write(data, static_cast<std::streamsize>(size));
@@ -265,11 +303,11 @@ inline void write_text(cursor& out, const fmt::memory_buffer& text) {
   write_text(out, text.data(), text.size());
 }
 
-// A format parsed at run time, as fmt parses it: in the window when the text fits, otherwise
-// formatted into a buffer and written.
+// A format parsed at run time, as fmt parses it, into a buffer first: a field may fail after
+// others were formatted, and the window may hold the file's bytes (after a seek back) that
+// std::ofstream << fmt::format(...) would leave as they were.
 template <typename Out>
 void print_parsed(Out& out, fmt::string_view format, fmt::format_args args) {
-  if (formatted_store::into(out, format, args)) return;
   fmt::memory_buffer text;
   fmt::vformat_to(std::back_inserter(text), format, args);
   write_text(out, text);
@@ -289,10 +327,110 @@ void print_known(Out& out, const S& format, const T&... args) {
     fmt::format_to(std::back_inserter(text), format, args...);
     write_text(out, text);
   } else {
-    const fmt::format_string<T...> checked = format;
-    print_parsed(out, checked, fmt::make_format_args(args...));
+    // Checked by fmt when compiling; the text itself is a constant, and so usable under C++20,
+    // where the check is a consteval constructor.
+    static_cast<void>(format);
+    [[maybe_unused]] const fmt::format_string<T...> checked{S()};
+    print_parsed(out, fmt::string_view(S()), fmt::make_format_args(args...));
   }
 }
+
+#if __cplusplus >= 202002L && defined(__cpp_consteval)
+// Under C++20 a literal format is a constant argument: this constructor, consteval as fmt's own
+// check, cuts it once when compiling, as plain_format does for FMT_STRING, so that print writes
+// plain "{}" fields of plain types itself. Literals of more than `capacity` bytes or `most_fields`
+// fields, fields with a spec, and fmt::runtime formats keep fmt's parsing.
+template <typename... T>
+class literal_format {
+ public:
+  static constexpr std::size_t capacity = 256;
+  static constexpr std::size_t most_fields = 16;
+
+  template <typename S,
+            typename = std::enable_if_t<std::is_convertible_v<const S&, fmt::string_view>>>
+  consteval literal_format(const S& source) : checked_(source), source_(source) {
+    cut();
+  }
+  // fmt::runtime(text): parsed by fmt on every call.
+  template <typename R,
+            typename = std::enable_if_t<!std::is_convertible_v<const R&, fmt::string_view> &&
+                                        std::is_constructible_v<fmt::format_string<T...>, R>>>
+  literal_format(R runtime) : checked_(runtime), source_(text_of(checked_)) {}
+
+  fmt::string_view source() const noexcept { return source_; }
+  bool plain() const noexcept { return plain_; }
+  // The literal text between fields, "{{" and "}}" unescaped: piece k ends at ends_[k].
+  const char* text() const noexcept { return text_; }
+  std::size_t piece_begin(std::size_t k) const noexcept { return k == 0 ? 0 : ends_[k - 1]; }
+  std::size_t piece_end(std::size_t k) const noexcept { return ends_[k]; }
+  std::size_t fields() const noexcept { return fields_; }
+
+ private:
+  consteval void cut() {
+    std::size_t size = 0;
+    plain_ = false;
+    for (std::size_t i = 0; i < source_.size(); ++i) {
+      if (size == capacity) return;
+      const char c = source_[i];
+      const bool doubled = i + 1 < source_.size() && source_[i + 1] == c;
+      if ((c == '{' || c == '}') && doubled) {
+        text_[size++] = c;
+        ++i;
+      } else if (c == '{' && i + 1 < source_.size() && source_[i + 1] == '}') {
+        if (fields_ == most_fields) return;
+        ends_[fields_++] = size;
+        ++i;
+      } else if (c == '{' || c == '}') {
+        return;
+      } else {
+        text_[size++] = c;
+      }
+    }
+    ends_[fields_] = size;
+    plain_ = fields_ == sizeof...(T);
+  }
+
+  fmt::format_string<T...> checked_;
+  fmt::string_view source_;
+  bool plain_ = false;
+  std::size_t fields_ = 0;
+  char text_[capacity] = {};
+  std::size_t ends_[most_fields + 1] = {};
+};
+
+template <typename... T>
+using literal_format_for = literal_format<std::type_identity_t<T>...>;
+
+// Writes a plain literal format of plain fields when its longest text fits [put, end); returns
+// the end of the text, or nullptr.
+template <typename F, std::size_t... K, typename... T>
+char* put_literally(char* put, const char* end, const F& format, std::index_sequence<K...>,
+                    const T&... args) noexcept {
+  const std::size_t longest =
+      format.piece_end(format.fields()) + (std::size_t{0} + ... + longest_field(args));
+  if (longest >= static_cast<std::size_t>(end - put) || longest > INT_MAX) return nullptr;
+  auto piece = [&](std::size_t k) {
+    const std::size_t size = format.piece_end(k) - format.piece_begin(k);
+    std::memcpy(put, format.text() + format.piece_begin(k), size);
+    put += size;
+  };
+  piece(0);
+  ((put = put_field(put, args), piece(K + 1)), ...);
+  return put;
+}
+
+template <typename Out, typename F, typename... T>
+void print_literal(Out& out, const F& format, const T&... args) {
+  if constexpr ((is_plain_field<std::remove_cv_t<T>> && ...)) {
+    if (format.plain() && formatted_store::into_window(out, [&](char* put, const char* end) {
+          return put_literally(put, end, format, std::index_sequence_for<T...>(), args...);
+        })) {
+      return;
+    }
+  }
+  print_parsed(out, format.source(), fmt::make_format_args(args...));
+}
+#endif
 
 }  // namespace detail
 // Formats `args` with `format` as fmt::format does and writes the text: into the window when it
@@ -305,20 +443,35 @@ void print_known(Out& out, const S& format, const T&... args) {
 // The format string is checked when compiling through FMT_STRING or FMT_COMPILE, and for every
 // literal under C++20; a string known only at run time goes through fmt::runtime and may throw
 // fmt::format_error. A format known when compiling whose fields are all a plain "{}" of integers,
-// char, bool, std::string or std::string_view is written by mapout itself, one room check and then
-// stores, at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into formatting
-// code, a third of the instructions of parsing it on every call (docs/decisions.md, "print").
+// char, bool, C strings, std::string or std::string_view is written by mapout itself, one room
+// check and then stores, at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into
+// formatting code, a third of the instructions of parsing it on every call (docs/decisions.md,
+// "print").
+#if __cplusplus >= 202002L && defined(__cpp_consteval)
+template <typename... T>
+ostream& print(ostream& out, detail::literal_format_for<T...> format, T&&... args) {
+  detail::print_literal(out, format, args...);
+  return out;
+}
+
+template <typename... T>
+cursor& print(cursor& out, detail::literal_format_for<T...> format, T&&... args) {
+  detail::print_literal(out, format, args...);
+  return out;
+}
+#else
 template <typename... T>
 ostream& print(ostream& out, fmt::format_string<T...> format, T&&... args) {
-  detail::print_parsed(out, format, fmt::make_format_args(args...));
+  detail::print_parsed(out, detail::text_of(format), fmt::make_format_args(args...));
   return out;
 }
 
 template <typename... T>
 cursor& print(cursor& out, fmt::format_string<T...> format, T&&... args) {
-  detail::print_parsed(out, format, fmt::make_format_args(args...));
+  detail::print_parsed(out, detail::text_of(format), fmt::make_format_args(args...));
   return out;
 }
+#endif
 
 template <typename S, typename... T, typename = std::enable_if_t<detail::is_known_format<S>>>
 ostream& print(ostream& out, const S& format, T&&... args) {

@@ -1,6 +1,7 @@
 // mapout::ostream: a drop-in for std::ofstream that writes through mapout::streambuf.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <ios>
@@ -32,7 +33,8 @@ constexpr bool inline_insertable =
     std::is_same_v<T, unsigned short> || std::is_same_v<T, int> ||
     std::is_same_v<T, unsigned int> || std::is_same_v<T, long> ||
     std::is_same_v<T, unsigned long> || std::is_same_v<T, long long> ||
-    std::is_same_v<T, unsigned long long>;
+    std::is_same_v<T, unsigned long long> || std::is_same_v<T, float> ||
+    std::is_same_v<T, double> || std::is_same_v<T, long double>;
 }  // namespace detail
 
 // std::ofstream's interface over a mapping of the file.
@@ -151,6 +153,13 @@ class MAPOUT_API ostream final : public std::ostream {
   ostream& operator<<(long long value) { return insert_integer(value); }
   ostream& operator<<(unsigned long long value) { return insert_integer(value); }
 
+  // Floating point in the default floatfield without showpoint, showpos or uppercase is printf's
+  // %.*g, which std::to_chars writes straight into the window; every other combination goes
+  // through std::ostream to mapout::num_put, which knows the rest.
+  ostream& operator<<(double value) { return insert_floating(value); }
+  ostream& operator<<(float value) { return insert_floating(static_cast<double>(value)); }
+  ostream& operator<<(long double value) { return insert_floating(value); }
+
   // Manipulators (std::endl, std::hex, ...) act on the stream as on any std::ostream.
   ostream& operator<<(std::ostream& (*manipulator)(std::ostream&)) {
     manipulator(*this);
@@ -226,10 +235,31 @@ class MAPOUT_API ostream final : public std::ostream {
     return *this;
   }
 
-  // classic_locale_ follows the stream's locale through an ios_base callback, which runs for
-  // imbue (through std::ios or std::ios_base alike) and copyfmt. copyfmt replaces the callback
-  // list with the source's, so it may drop ours: the erase event that precedes it clears
-  // locale_watched_, and the next integer on the standard path registers the callback again.
+  template <typename Floating>
+  ostream& insert_floating(Floating value) {
+    // The longest %.*g text: a sign, the digits, a point and an exponent of up to 5 characters.
+    constexpr std::streamsize longest_beyond_digits = 8;
+    constexpr std::streamsize most_digits = 40;
+    const std::streamsize digits = precision();
+    char* const put = buf_.pptr();
+    if (sentry_is_noop(floatfield | showpoint | showpos | uppercase, width(), !classic_locale_) &&
+        static_cast<std::make_unsigned_t<std::streamsize>>(digits) <= most_digits &&
+        buf_.epptr() - put > digits + longest_beyond_digits) {
+      const std::to_chars_result text = std::to_chars(
+          put, buf_.epptr(), value, std::chars_format::general, static_cast<int>(digits));
+      buf_.pbump(static_cast<int>(text.ptr - put));
+    } else {
+      watch_locale();
+      std::ostream::operator<<(value);
+    }
+    return *this;
+  }
+
+  // classic_locale_ (the classic locale, or numbers_locale()) follows the stream's locale through
+  // an ios_base callback, which runs for imbue (through std::ios or std::ios_base alike) and
+  // copyfmt. copyfmt replaces the callback list with the source's, so it may drop ours: the erase
+  // event that precedes it clears locale_watched_, and the next integer on the standard path
+  // registers the callback again.
   static void on_ios_event(std::ios_base::event event, std::ios_base& stream, int);
   void watch_locale() {
     if (!locale_watched_) watch_locale_again();

@@ -1,0 +1,284 @@
+// Numbers through mapout::ostream, through the static type and through std::ostream&, against
+// std::ostringstream: every floatfield, precision, flag, width, fill and value class, and the
+// locales a user imbues.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iomanip>
+#include <limits>
+#include <locale>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mapout/num_put.hpp"
+#include "mapout/ostream.hpp"
+#include "mapout/streambuf.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::test::read_file;
+using mapout::test::temp_dir;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int sanitized = 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr int sanitized = 1;
+#else
+constexpr int sanitized = 0;
+#endif
+#else
+constexpr int sanitized = 0;
+#endif
+// A million cases in a plain build; a tenth of them under the sanitizers, which are ten times
+// slower.
+constexpr int batches = sanitized ? 2 : 20;
+constexpr int cases_per_batch = 50000;
+
+// One value of each class in turn: zeros, subnormals, extremes, integers held in floating point,
+// infinities, NaN of either sign, arbitrary bit patterns and everyday magnitudes.
+template <typename T>
+T random_value(std::mt19937_64& random) {
+  using limits = std::numeric_limits<T>;
+  const T sign = (random() & 1) ? T(-1) : T(1);
+  switch (random() % 12) {
+    case 0:
+      return sign * T(0);
+    case 1:
+      return sign * limits::denorm_min() * T(random() % 100000);
+    case 2:
+      return sign * limits::max();
+    case 3:
+      return sign * limits::min();
+    case 4:
+      return sign * limits::infinity();
+    case 5:
+      return std::copysign(limits::quiet_NaN(), sign);
+    case 6:
+      return T(static_cast<std::int64_t>(random()) >> (random() % 64));
+    case 7: {
+      double bits_value;
+      const std::uint64_t bits = random();
+      std::memcpy(&bits_value, &bits, sizeof bits_value);
+      return T(bits_value);
+    }
+    case 8:
+      return T(std::normal_distribution<double>()(random));
+    case 9:
+      return sign * T(std::ldexp(double(random() % 100000), int(random() % 80) - 40));
+    case 10:
+      return sign * T(double(random() % 2000) / 8);
+    default:
+      return sign *
+             T(std::pow(10.0, double(int(random() % 40) - 20)) * double(random() % 3 + 1) / 2);
+  }
+}
+
+struct number_case {
+  std::ios_base::fmtflags flags;
+  std::streamsize precision;
+  std::streamsize width;
+  char fill;
+  int type;  // 0 double, 1 float, 2 long double
+  long double value;
+  bool through_base;
+};
+
+number_case random_case(std::mt19937_64& random) {
+  using std::ios_base;
+  static const ios_base::fmtflags fields[] = {ios_base::fmtflags{}, ios_base::fixed,
+                                              ios_base::scientific,
+                                              ios_base::fixed | ios_base::scientific};
+  static const ios_base::fmtflags adjusts[] = {ios_base::fmtflags{}, ios_base::left,
+                                               ios_base::right, ios_base::internal};
+  number_case c{};
+  // Half the cases in the default flags and precision, where mapout::ostream writes inline.
+  const bool plain = random() % 2 == 0;
+  c.flags = plain ? ios_base::fmtflags{} : fields[random() % 4] | adjusts[random() % 4];
+  if (!plain && random() % 2) c.flags |= ios_base::showpoint;
+  if (!plain && random() % 2) c.flags |= ios_base::showpos;
+  if (!plain && random() % 2) c.flags |= ios_base::uppercase;
+  c.precision = plain && random() % 2 ? 6 : static_cast<std::streamsize>(random() % 44) - 1;
+  c.width = plain ? 0 : static_cast<std::streamsize>(random() % 30);
+  c.fill = random() % 2 ? ' ' : static_cast<char>('!' + random() % 90);
+  c.type = static_cast<int>(random() % 3);
+  c.value = c.type == 0   ? random_value<double>(random)
+            : c.type == 1 ? static_cast<float>(random_value<double>(random))
+                          : random_value<long double>(random);
+  c.through_base = random() % 2 == 0;
+  return c;
+}
+
+template <typename Stream>
+void insert(Stream& out, const number_case& c) {
+  out.flags(c.flags);
+  out.precision(c.precision);
+  out.width(c.width);
+  out.fill(c.fill);
+  if (c.type == 0) {
+    out << static_cast<double>(c.value);
+  } else if (c.type == 1) {
+    out << static_cast<float>(c.value);
+  } else {
+    out << c.value;
+  }
+  out.flags(std::ios_base::fmtflags{});
+  out << '\n';
+}
+
+// The first line where the two texts differ, with the case that made it.
+std::string first_difference(const std::string& got, const std::string& want,
+                             const std::vector<number_case>& cases) {
+  std::istringstream got_lines(got), want_lines(want);
+  std::string got_line, want_line;
+  for (const number_case& c : cases) {
+    std::getline(got_lines, got_line);
+    std::getline(want_lines, want_line);
+    if (got_line != want_line) {
+      std::ostringstream description;
+      description << "type " << c.type << " flags " << std::hex << c.flags << std::dec
+                  << " precision " << c.precision << " width " << c.width << " through "
+                  << (c.through_base ? "std::ostream&" : "mapout::ostream") << ": got '" << got_line
+                  << "', want '" << want_line << "'";
+      return description.str();
+    }
+  }
+  return "same lines, different sizes";
+}
+
+TEST(Numbers, RandomFloatingPointMatchesOstringstream) {
+  temp_dir dir;
+  std::mt19937_64 random(20261201);
+  for (int batch = 0; batch < batches; ++batch) {
+    std::vector<number_case> cases;
+    std::ostringstream reference;
+    mapout::ostream out(dir / "numbers.txt");
+    for (int i = 0; i < cases_per_batch; ++i) {
+      const number_case c = random_case(random);
+      cases.push_back(c);
+      insert(reference, c);
+      if (c.through_base) {
+        insert(static_cast<std::ostream&>(out), c);
+      } else {
+        insert(out, c);
+      }
+    }
+    out.close();
+    ASSERT_TRUE(out) << out.error_message();
+    const std::string got = read_file(dir / "numbers.txt");
+    ASSERT_TRUE(got == reference.str()) << first_difference(got, reference.str(), cases);
+  }
+}
+
+TEST(Numbers, RandomIntegersThroughBaseReferenceMatchOstringstream) {
+  using std::ios_base;
+  temp_dir dir;
+  std::mt19937_64 random(7);
+  std::ostringstream reference;
+  mapout::ostream out(dir / "integers.txt");
+  static const ios_base::fmtflags bases[] = {ios_base::fmtflags{}, ios_base::dec, ios_base::oct,
+                                             ios_base::hex};
+  static const ios_base::fmtflags adjusts[] = {ios_base::fmtflags{}, ios_base::left,
+                                               ios_base::right, ios_base::internal};
+  for (int i = 0; i < 100000; ++i) {
+    const ios_base::fmtflags flags =
+        bases[random() % 4] | adjusts[random() % 4] |
+        (random() % 4 == 0 ? ios_base::showpos : ios_base::fmtflags{}) |
+        (random() % 4 == 0 ? ios_base::showbase : ios_base::fmtflags{});
+    const auto width = static_cast<std::streamsize>(random() % 4 == 0 ? random() % 25 : 0);
+    const auto value = static_cast<std::int64_t>(random()) >> (random() % 64);
+    for (std::ostream* stream :
+         {static_cast<std::ostream*>(&reference), static_cast<std::ostream*>(&out)}) {
+      stream->flags(flags);
+      stream->width(width);
+      stream->fill('*');
+      switch (i % 4) {
+        case 0:
+          *stream << static_cast<long>(value) << ' ';
+          break;
+        case 1:
+          *stream << static_cast<unsigned long long>(value) << ' ';
+          break;
+        case 2:
+          *stream << static_cast<int>(value) << ' ';
+          break;
+        default:
+          *stream << static_cast<short>(value) << ' ';
+      }
+    }
+  }
+  out.close();
+  ASSERT_TRUE(out) << out.error_message();
+  EXPECT_TRUE(read_file(dir / "integers.txt") == reference.str());
+}
+
+TEST(Numbers, StreamCarriesMapoutFacetInClassicLocale) {
+  temp_dir dir;
+  mapout::ostream out(dir / "facet.txt");
+  EXPECT_TRUE(out.getloc() == mapout::numbers_locale());
+  EXPECT_NE(dynamic_cast<const mapout::num_put*>(&std::use_facet<std::num_put<char>>(out.getloc())),
+            nullptr);
+}
+
+// A comma for the point and digits grouped by three, so that a wrongly taken fast path shows.
+struct comma_punct : std::numpunct<char> {
+  char do_decimal_point() const override { return ','; }
+  char do_thousands_sep() const override { return '.'; }
+  std::string do_grouping() const override { return "\3"; }
+};
+
+void write_numbers(std::ostream& out) {
+  out << 1234567.25 << ' ' << 1234567L << ' ' << std::fixed << 9876543.5f << ' ' << std::scientific
+      << 1e-5L << '\n';
+}
+
+TEST(Numbers, ImbuedLocaleFormatsAsOnOfstream) {
+  temp_dir dir;
+  const std::locale comma(std::locale::classic(), new comma_punct);
+  std::ostringstream reference;
+  reference.imbue(comma);
+  write_numbers(reference);
+  mapout::ostream out(dir / "imbued.txt");
+  out.imbue(comma);
+  write_numbers(static_cast<std::ostream&>(out));
+  out << 1234567.25 << ' ' << 1234567L << '\n';
+  reference << 1234567.25 << ' ' << 1234567L << '\n';
+  out.close();
+  EXPECT_EQ(read_file(dir / "imbued.txt"), reference.str());
+}
+
+TEST(Numbers, GlobalLocaleAtConstructionIsKept) {
+  temp_dir dir;
+  const std::locale comma(std::locale::classic(), new comma_punct);
+  const std::locale previous = std::locale::global(comma);
+  mapout::ostream out(dir / "global.txt");
+  std::ostringstream reference;
+  std::locale::global(previous);
+  EXPECT_TRUE(out.getloc() == comma);
+  write_numbers(out);
+  write_numbers(reference);
+  out.close();
+  EXPECT_EQ(read_file(dir / "global.txt"), reference.str());
+}
+
+TEST(Numbers, PlainOstreamOverStreambufWithNumbersLocale) {
+  temp_dir dir;
+  mapout::streambuf buf;
+  ASSERT_NE(buf.open(dir / "plain.txt", std::ios::out), nullptr);
+  std::ostream out(&buf);
+  out.imbue(mapout::numbers_locale());
+  std::ostringstream reference;
+  for (std::ostream* stream : {&out, static_cast<std::ostream*>(&reference)}) {
+    write_numbers(*stream);
+    *stream << std::defaultfloat << std::setprecision(17) << 0.1 << ' ' << -0.0 << '\n';
+  }
+  ASSERT_NE(buf.close(), nullptr);
+  EXPECT_EQ(read_file(dir / "plain.txt"), reference.str());
+}
+
+}  // namespace
