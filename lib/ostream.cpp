@@ -27,9 +27,29 @@ ostream::ostream(ostream&& other)
       locale_watched_(std::exchange(other.locale_watched_, false)) {
   set_rdbuf(&buf_);
   buf_.owner_ = this;
+  if (other.buf_.file().lent()) {
+    // The file stayed with other, whose cursor writes on: other gets back what the base's move
+    // took (callbacks, tie), and this stream is left as after a failed open.
+    std::ostream::swap(other);
+    std::swap(classic_locale_, other.classic_locale_);
+    std::swap(locale_watched_, other.locale_watched_);
+    watch_locale_again();
+    fail_with(failbit);
+  }
 }
 
 ostream& ostream::operator=(ostream&& other) {
+  // Neither stream's state changes hands while a cursor writes into one of them: as any call, a
+  // move into a stream a cursor holds fails; one from it leaves this one as after a failed open.
+  if (buf_.file().lent()) {
+    fail_with(badbit);
+    return *this;
+  }
+  if (other.buf_.file().lent()) {
+    buf_ = std::move(other.buf_);
+    fail_with(failbit);
+    return *this;
+  }
   std::ostream::operator=(std::move(other));
   buf_ = std::move(other.buf_);
   std::swap(classic_locale_, other.classic_locale_);
@@ -38,6 +58,7 @@ ostream& ostream::operator=(ostream&& other) {
 }
 
 void ostream::swap(ostream& other) {
+  if (buf_.file().lent() || other.buf_.file().lent()) return fail_with(badbit);
   std::ostream::swap(other);
   buf_.swap(other.buf_);
   std::swap(classic_locale_, other.classic_locale_);

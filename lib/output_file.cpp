@@ -191,11 +191,30 @@ void output_file::state::replace_target() noexcept {
 }
 
 output_file::output_file() noexcept = default;
-output_file::output_file(output_file&& other) noexcept = default;
+output_file::output_file(output_file&& other) noexcept {
+  take_unless_lent(other);
+}
 output_file& output_file::operator=(output_file&& other) noexcept {
+  if (lent()) return *this;
   output_file old(std::move(*this));
-  state_ = std::move(other.state_);
+  take_unless_lent(other);
   return *this;
+}
+
+void output_file::take_unless_lent(output_file& other) noexcept {
+  if (!other.lent()) {
+    state_ = std::move(other.state_);
+    return;
+  }
+  // The cursor writes on into other's window, and other keeps the file it belongs to.
+  state_.reset(new (std::nothrow) state);
+  if (!state_) return;
+  try {
+    state_->path = other.path();
+  } catch (...) {
+    // The message goes without the path.
+  }
+  state_->file.error = {EBUSY, "move (a mapout::cursor holds the window)"};
 }
 output_file::~output_file() {
   if (!is_open()) return;
@@ -205,7 +224,7 @@ output_file::~output_file() {
   close_or_discard(view);
 }
 void output_file::swap(output_file& other) noexcept {
-  state_.swap(other.state_);
+  if (!lent() && !other.lent()) state_.swap(other.state_);
 }
 
 std::error_code output_file::open(const std::filesystem::path& path, std::ios_base::openmode mode,
