@@ -154,6 +154,8 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
     return detail::mapped_backend::create(file, size, flags.at_end ? size : 0, opts, backend);
   }
   map_when_full = kind == detail::target_kind::mapping_wins && opts.strategy == strategy::automatic;
+  // A flush that shows the bytes costs a write(2) in the buffer, two size changes on the mapping.
+  if (opts.flush_publishes) map_when_full = false;
   if (flags.at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
     return detail::errno_failure("lseek");
   }
@@ -323,7 +325,10 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
 }
 
 std::error_code output_file::flush(window& view) noexcept {
-  return forward(view, "flush", false, [](detail::backend& b, char* put) { return b.flush(put); });
+  const bool publishes = state_ && state_->map_options.flush_publishes;
+  return forward(view, "flush", false, [publishes](detail::backend& b, char* put) {
+    return publishes ? b.publish(put) : b.flush(put);
+  });
 }
 
 std::error_code output_file::publish(window& view) noexcept {

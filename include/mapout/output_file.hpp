@@ -79,7 +79,8 @@ class MAPOUT_API output_file {
                     std::error_code& ec) noexcept;
   // What std::ostream::flush asks for: the bytes go to write(2) on a pipe, a terminal, a socket or
   // an appended file, where a reader waits for them; on a regular file nothing happens (the
-  // bytes are in the page cache already, or wait in the buffer for publish or close).
+  // bytes are in the page cache already, or wait in the buffer for publish or close), unless
+  // options.flush_publishes asks for publish().
   std::error_code flush(window& view) noexcept;
   // Makes the file's size and bytes what close() would leave, for a reader in another process,
   // while writing goes on.
