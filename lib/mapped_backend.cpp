@@ -55,6 +55,9 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   std::unique_ptr<mapped_backend> mapped(
       new (std::nothrow) mapped_backend(file, size, mapping_size, extends_on_fault));
   if (!mapped) return {ENOMEM, "allocate"};
+  // Each flush cuts the file back to the bytes written: pages populated past them would be
+  // zeroed, cut off and read back by every flush.
+  if (opts.flush_publishes) mapped->populates_ = false;
   // So that a close can tell whether another writer still writes. Where locks are refused, a
   // close cuts as if alone.
   if (mapped->presence_.join(file.fd.get())) {
