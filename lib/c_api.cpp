@@ -133,6 +133,7 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   to.atomic = from.atomic != 0;
   to.write_if_changed = from.write_if_changed != 0;
   to.durable = from.durable != 0;
+  to.flush_publishes = from.flush_publishes != 0;
   return true;
 }
 
@@ -186,6 +187,7 @@ void mapout_options_init(mapout_options* options) {
   options->atomic = defaults.atomic ? 1 : 0;
   options->write_if_changed = defaults.write_if_changed ? 1 : 0;
   options->durable = defaults.durable ? 1 : 0;
+  options->flush_publishes = defaults.flush_publishes ? 1 : 0;
 }
 
 mapout_file* mapout_open(const char* path, const char* mode, const mapout_options* options) {

@@ -63,12 +63,15 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   std::unique_ptr<mapped_backend> mapped(
       new (std::nothrow) mapped_backend(file, size, mapping_size, extends_on_fault));
   if (!mapped) return {ENOMEM, "allocate"};
-  // Every mapped writer of the file holds this shared lock, so that a close can tell whether
-  // another one still writes. Where locks are refused, a close cuts as if alone.
-  struct flock shared = {};
-  shared.l_type = F_RDLCK;
-  shared.l_whence = SEEK_SET;
-  sys().lock(file.fd.get(), F_OFD_SETLK, &shared);
+  // Each flush cuts the file back to the bytes written: pages populated past them would be
+  // zeroed, cut off and read back by every flush.
+  if (opts.flush_publishes) mapped->populates_ = false;
+  // So that a close can tell whether another writer still writes. Where locks are refused, a
+  // close cuts as if alone.
+  if (mapped->presence_.join(file.fd.get())) {
+    // The size may hold another writer's extension past its bytes: only bytes are kept.
+    mapped->high_water_ = mapped->end_of_data(0, size);
+  }
   if (guarded) {
     if (failure why = mapped->guard_.arm(file.fd.get(), extends_on_fault)) return why;
   }
@@ -344,6 +347,7 @@ failure mapped_backend::finish(char* put) noexcept {
     if (guard_.failed_past_the_end()) end += salvage(end, high_water_);
   }
   unmap();
+  presence_.leave();
   // After a lost store, the bytes past it that did reach the file are this writer's own.
   cut_extension(end, !lost_stores);
   return file_.error;
@@ -353,7 +357,7 @@ failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_en
   struct stat st;
   if (sys().fstat(fd(), &st) != 0) return file_.fail("fstat");
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size <= end || ::getpid() != owner_ || shared_with_another_writer()) return {};
+  if (size <= end || presence_.others(fd())) return {};
   const std::uint64_t keep = keep_bytes_past_end ? end_of_data(end, size) : end;
   if (keep == size) return {};
   halt_background();
@@ -365,13 +369,6 @@ failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_en
   populated_end_ = std::min(populated_end_, page_floor(keep));
   populated_begin_ = std::min(populated_begin_, populated_end_);
   return {};
-}
-
-bool mapped_backend::shared_with_another_writer() const noexcept {
-  struct flock probe = {};
-  probe.l_type = F_WRLCK;
-  probe.l_whence = SEEK_SET;
-  return sys().lock(fd(), F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
 }
 
 std::uint64_t mapped_backend::end_of_data(std::uint64_t from, std::uint64_t to) const noexcept {

@@ -11,6 +11,7 @@
 #include "mapout/options.hpp"
 #include "page_populator.hpp"
 #include "sigbus_guard.hpp"
+#include "writer_presence.hpp"
 
 namespace mapout::detail {
 
@@ -61,11 +62,10 @@ class mapped_backend final : public backend {
   // Makes a store the SIGBUS handler could not serve the file's sticky failure.
   failure take_guard_failure() noexcept;
   // Cuts what the file holds past `end`, this writer's last byte, unless that could remove bytes
-  // it did not put there: another mapped writer has the file open (the last one to close cuts),
-  // or this is a forked child's copy of the stream. With `keep_bytes_past_end`, non-zero bytes
-  // anyone stored past `end` stay.
+  // it did not put there: another mapped writer, or another copy of this one in a forked
+  // process, has the file open (the last one to close cuts). With `keep_bytes_past_end`,
+  // non-zero bytes anyone stored past `end` stay.
   failure cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept;
-  bool shared_with_another_writer() const noexcept;
   // The end of the last non-zero byte in [from, to) that is in the page cache, or `from`.
   std::uint64_t end_of_data(std::uint64_t from, std::uint64_t to) const noexcept;
   // Writes [from, to) from the mapping (scratch memory after a failed extension) with pwrite(2),
@@ -80,7 +80,9 @@ class mapped_backend final : public backend {
   //   and ends at or before the extent (ahead), or at the mapping's end only when the extent is
   //   a page boundary or behind the cursor's page (on_sigbus: only whole pages past it fault);
   // - [populated_begin_, populated_end_) is a run of whole pages inside the mapping;
-  // - high_water_ is at least the file's size at open and every offset written.
+  // - high_water_ is at least every offset written, and the file's size at open unless another
+  //   writer held the file then (its extension may be part of that size): then the end of the
+  //   non-zero bytes it had.
   // The file's extent is guard_.extent(), whether or not the guard is armed.
   std::size_t mapping_size_;
   char* map_ = nullptr;
@@ -97,7 +99,8 @@ class mapped_backend final : public backend {
   std::unique_ptr<page_populator> populator_;
   bool populator_tried_ = false;
   bool populator_halted_ = true;  // its next pages must be set from populated_end_
-  pid_t owner_;                   // the process that opened the file: a forked child never cuts it
+  pid_t owner_;                   // the process that opened the file: a forked child has no thread
+  writer_presence presence_;
   sigbus_guard guard_;
 };
 

@@ -39,9 +39,37 @@ ostream::ostream(ostream&& other)
       locale_watched_(std::exchange(other.locale_watched_, false)) {
   set_rdbuf(&buf_);
   buf_.owner_ = this;
+  if (other.buf_.file().lent()) {
+    // The file stayed with other, whose cursor writes on: other gets back what the base's move
+    // took (callbacks, tie), and this stream is left as after a failed open.
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 with -fsanitize=address takes basic_ios::swap's bool swap for an overflow.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+    std::ostream::swap(other);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+    std::swap(classic_locale_, other.classic_locale_);
+    std::swap(locale_watched_, other.locale_watched_);
+    watch_locale_again();
+    fail_with(failbit);
+  }
 }
 
 ostream& ostream::operator=(ostream&& other) {
+  // Neither stream's state changes hands while a cursor writes into one of them: as any call, a
+  // move into a stream a cursor holds fails; one from it leaves this one as after a failed open.
+  if (buf_.file().lent()) {
+    fail_with(badbit);
+    return *this;
+  }
+  if (other.buf_.file().lent()) {
+    buf_ = std::move(other.buf_);
+    fail_with(failbit);
+    return *this;
+  }
   std::ostream::operator=(std::move(other));
   buf_ = std::move(other.buf_);
   std::swap(classic_locale_, other.classic_locale_);
@@ -50,6 +78,7 @@ ostream& ostream::operator=(ostream&& other) {
 }
 
 void ostream::swap(ostream& other) {
+  if (buf_.file().lent() || other.buf_.file().lent()) return fail_with(badbit);
   std::ostream::swap(other);
   buf_.swap(other.buf_);
   std::swap(classic_locale_, other.classic_locale_);

@@ -163,6 +163,8 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   map_when_full = kind == detail::target_kind::mapping_wins && opts.strategy == strategy::automatic;
   map_when_scattered =
       kind != detail::target_kind::unmappable && opts.strategy == strategy::automatic;
+  // A flush that shows the bytes costs a write(2) in the buffer, two size changes on the mapping.
+  if (opts.flush_publishes) map_when_full = map_when_scattered = false;
   if (flags.at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
     return detail::errno_failure("lseek");
   }
@@ -205,11 +207,30 @@ void output_file::state::replace_target() noexcept {
 }
 
 output_file::output_file() noexcept = default;
-output_file::output_file(output_file&& other) noexcept = default;
+output_file::output_file(output_file&& other) noexcept {
+  take_unless_lent(other);
+}
 output_file& output_file::operator=(output_file&& other) noexcept {
+  if (lent()) return *this;
   output_file old(std::move(*this));
-  state_ = std::move(other.state_);
+  take_unless_lent(other);
   return *this;
+}
+
+void output_file::take_unless_lent(output_file& other) noexcept {
+  if (!other.lent()) {
+    state_ = std::move(other.state_);
+    return;
+  }
+  // The cursor writes on into other's window, and other keeps the file it belongs to.
+  state_.reset(new (std::nothrow) state);
+  if (!state_) return;
+  try {
+    state_->path = other.path();
+  } catch (...) {
+    // The message goes without the path.
+  }
+  state_->file.error = {EBUSY, "move (a mapout::cursor holds the window)"};
 }
 output_file::~output_file() {
   if (!is_open()) return;
@@ -219,7 +240,7 @@ output_file::~output_file() {
   close_or_discard(view);
 }
 void output_file::swap(output_file& other) noexcept {
-  state_.swap(other.state_);
+  if (!lent() && !other.lent()) state_.swap(other.state_);
 }
 
 std::error_code output_file::open(const std::filesystem::path& path, std::ios_base::openmode mode,
@@ -329,7 +350,10 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
 }
 
 std::error_code output_file::flush(window& view) noexcept {
-  return forward(view, "flush", false, [](detail::backend& b, char* put) { return b.flush(put); });
+  const bool publishes = state_ && state_->map_options.flush_publishes;
+  return forward(view, "flush", false, [publishes](detail::backend& b, char* put) {
+    return publishes ? b.publish(put) : b.flush(put);
+  });
 }
 
 std::error_code output_file::publish(window& view) noexcept {

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <new>
-#include <system_error>
 
 #include "sys.hpp"
 
@@ -22,7 +21,8 @@ std::unique_ptr<page_populator> page_populator::start() noexcept {
   if (!populator) return nullptr;
   try {
     populator->thread_ = std::thread([p = populator.get()] { p->run(); });
-  } catch (const std::system_error&) {
+  } catch (...) {
+    // std::system_error when the kernel refuses the thread, std::bad_alloc for its state.
     return nullptr;
   }
   return populator;
@@ -34,7 +34,8 @@ page_populator::~page_populator() {
     quit_ = true;
   }
   asked_.notify_one();
-  thread_.join();
+  // Not joinable when the thread could not be started (RLIMIT_NPROC, no memory for a stack).
+  if (thread_.joinable()) thread_.join();
 }
 
 void page_populator::restart(char* begin) noexcept {

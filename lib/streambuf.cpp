@@ -10,8 +10,15 @@ streambuf::streambuf(streambuf&& other) noexcept
 }
 
 streambuf& streambuf::operator=(streambuf&& other) noexcept {
+  // A cursor holds a window: each file stays where its cursor writes (see output_file's).
+  if (file_.lent()) return *this;
   output_file::window view = put_area();
   file_.close_or_discard(view);
+  if (other.file_.lent()) {
+    setp(nullptr, nullptr);
+    file_ = std::move(other.file_);
+    return *this;
+  }
   std::streambuf::operator=(other);
   file_ = std::move(other.file_);
   other.setp(nullptr, nullptr);
@@ -25,6 +32,7 @@ streambuf::~streambuf() {
 }
 
 void streambuf::swap(streambuf& other) noexcept {
+  if (file_.lent() || other.file_.lent()) return;
   std::streambuf::swap(other);
   file_.swap(other.file_);
 }

@@ -3,6 +3,7 @@
 // mapping and seeks, and every way the thread can fail must leave the writer correct.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "bytes.hpp"
@@ -144,6 +146,38 @@ TEST(BackgroundPopulate, ForkedChildWritesOnAndClosesWithoutTheThread) {
   out.close();
   ASSERT_TRUE(out) << out.rdbuf()->error_message();
   EXPECT_TRUE(read_file(dir / "forked") == text);
+}
+
+// A process that may start no thread (RLIMIT_NPROC used up, as for a busy build user or in a
+// container's pid limit) writes the whole file without one. Root ignores the limit: the child
+// becomes nobody, after opening the file as root.
+TEST(BackgroundPopulate, NoThreadUnderAnExhaustedProcessLimitWritesOn) {
+  temp_dir dir;
+  const std::string text = pattern(20 * mib + 77);
+  const auto child = mapout::test::run_in_child([&] {
+    mapout::ostream out(dir / "limited", std::ios::out, mapped());
+    const rlimit none = {0, 0};
+    if (::setrlimit(RLIMIT_NPROC, &none) != 0) return std::string("setrlimit failed");
+    const uid_t nobody = 65534;
+    if (::geteuid() == 0 &&
+        (::setresgid(nobody, nobody, nobody) != 0 || ::setresuid(nobody, nobody, nobody) != 0)) {
+      return std::string("cannot become nobody");
+    }
+    try {
+      std::thread([] {}).join();
+      return std::string("a thread started: the limit does not hold");
+    } catch (const std::system_error&) {
+    }
+    for (std::size_t at = 0; at < text.size(); at += 65536) {
+      const std::size_t size = std::min<std::size_t>(65536, text.size() - at);
+      out.write(text.data() + at, static_cast<std::streamsize>(size));
+    }
+    out.close();
+    return out ? std::string("ok") : out.rdbuf()->error_message();
+  });
+  EXPECT_EQ(child.status, 0) << "the writer did not exit normally";
+  EXPECT_EQ(child.report, "ok");
+  EXPECT_TRUE(read_file(dir / "limited") == text);
 }
 
 // Another process truncates the file while the thread populates ahead: its populate fails, the

@@ -163,6 +163,30 @@ TEST(BoostSink, StreamForwardsPathModeAndOptions) {
   EXPECT_EQ(read_file(dir / "b.txt"), std::string(10000, 'b'));
 }
 
+// With flush_publishes, std::endl through Boost's stream shows each line and the size to another
+// reader, in every strategy.
+TEST(BoostSink, FlushPublishesShowsEachLineToAReader) {
+  mapout::options mapped;
+  mapped.strategy = mapout::strategy::mapped;
+  mapout::options buffered;
+  buffered.strategy = mapout::strategy::buffered;
+  for (mapout::options opts : {mapout::options{}, mapped, buffered}) {
+    SCOPED_TRACE(static_cast<int>(opts.strategy));
+    temp_dir dir;
+    opts.flush_publishes = true;
+    io::stream<mapout::sink> out(dir / "log", std::ios::out, opts);
+    std::string expected;
+    for (int i = 0; i < 300; ++i) {
+      out << "line " << i << std::endl;
+      expected += "line " + std::to_string(i) + '\n';
+      ASSERT_EQ(std::filesystem::file_size(dir / "log"), expected.size()) << "after line " << i;
+      ASSERT_EQ(read_file(dir / "log"), expected) << "after line " << i;
+    }
+    out.close();
+    EXPECT_EQ(read_file(dir / "log"), expected);
+  }
+}
+
 TEST(BoostSink, SeekOnDevicePatchesHeader) {
   temp_dir dir;
   mapout::sink file(dir / "out.bin");

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,30 @@ TEST(CApi, PublishAndPersistLeaveExactlyTheBytesWritten) {
   EXPECT_TRUE(read_file(dir / "out") == first + "tail");
   ASSERT_EQ(mapout_close(out), 0);
   EXPECT_TRUE(read_file(dir / "out") == first + "tail");
+}
+
+// With flush_publishes, another reader sees each line and the size after mapout_flush, as after
+// fflush, in every strategy.
+TEST(CApi, FlushPublishesShowsEachFlushedLineToAReader) {
+  for (const int strategy : {MAPOUT_AUTOMATIC, MAPOUT_MAPPED, MAPOUT_BUFFERED}) {
+    SCOPED_TRACE(strategy);
+    temp_dir dir;
+    mapout_options opts = options_for(strategy);
+    opts.flush_publishes = 1;
+    mapout_file* out = mapout_open((dir / "log").c_str(), "w", &opts);
+    ASSERT_NE(out, nullptr);
+    std::string expected;
+    for (int i = 0; i < 300; ++i) {
+      const std::string line = "line " + std::to_string(i) + ' ' + bytes_from(i, i % 97) + '\n';
+      ASSERT_EQ(mapout_write(line.data(), 1, line.size(), out), line.size());
+      ASSERT_EQ(mapout_flush(out), 0) << mapout_error(out);
+      expected += line;
+      ASSERT_EQ(std::filesystem::file_size(dir / "log"), expected.size()) << "after line " << i;
+      ASSERT_TRUE(read_file(dir / "log") == expected) << "after line " << i;
+    }
+    ASSERT_EQ(mapout_close(out), 0);
+    EXPECT_TRUE(read_file(dir / "log") == expected);
+  }
 }
 
 TEST(CApi, OpenRefusesModesThatAreNotWritingWithEinval) {

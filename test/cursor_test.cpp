@@ -270,6 +270,74 @@ TEST(Cursor, CloseWhileACursorHoldsTheWindowFailsAndKeepsTheFile) {
   EXPECT_EQ(read_file(dir / "close"), "kept too");
 }
 
+// Moving a stream whose window a cursor holds is refused: the file stays with the stream the
+// cursor writes into, every byte lands, and the stream moved to says why it has no file.
+TEST(Cursor, StreamMovedWhileACursorHoldsTheWindowKeepsEveryByte) {
+  temp_dir dir;
+  const std::string bytes = mapout::test::pattern(300000);
+  for (const auto& which : mapout::test::window_cases()) {
+    SCOPED_TRACE(which.name);
+    mapout::ostream other(dir / "other", std::ios::out, which.opts);
+    other << "other's own";
+    mapout::ostream out(dir / "moved", std::ios::out, which.opts);
+    out << "before ";
+    {
+      mapout::cursor put(out);
+      put << "cursor ";
+      mapout::ostream moved(std::move(out));
+      EXPECT_FALSE(moved.is_open());
+      EXPECT_TRUE(moved.fail());
+      EXPECT_EQ(moved.error(), std::errc::device_or_resource_busy);
+      EXPECT_NE(moved.error_message().find("mapout::cursor"), std::string::npos)
+          << moved.error_message();
+      EXPECT_NE(moved.error_message().find("moved"), std::string::npos);
+      other = std::move(out);
+      EXPECT_FALSE(other.is_open());
+      EXPECT_TRUE(other.fail());
+      EXPECT_EQ(other.error(), std::errc::device_or_resource_busy);
+      moved.swap(out);
+      EXPECT_TRUE(moved.bad());
+      put.write(bytes.data(), bytes.size());
+      EXPECT_TRUE(out.good());
+    }
+    out << " after";
+    out.close();
+    EXPECT_TRUE(out.good()) << out.error_message();
+    EXPECT_TRUE(read_file(dir / "moved") == "before cursor " + bytes + " after");
+    EXPECT_EQ(read_file(dir / "other"), "other's own");
+  }
+}
+
+// The same for a streambuf and an output_file moved from under their cursor.
+TEST(Cursor, BufferAndFileMovedWhileACursorHoldsTheWindowKeepEveryByte) {
+  temp_dir dir;
+  const std::string bytes = mapout::test::pattern(300000);
+  for (const auto& which : mapout::test::window_cases()) {
+    SCOPED_TRACE(which.name);
+    mapout::streambuf buf;
+    ASSERT_TRUE(buf.open(dir / "buf", std::ios::out, which.opts));
+    mapout::output_file file;
+    ASSERT_FALSE(file.open(dir / "file", std::ios::out, which.opts));
+    mapout::output_file::window view = file.current();
+    {
+      mapout::cursor into_buf(buf);
+      mapout::cursor into_file(file, view);
+      mapout::streambuf moved_buf(std::move(buf));
+      mapout::output_file moved_file(std::move(file));
+      EXPECT_FALSE(moved_buf.is_open());
+      EXPECT_EQ(moved_buf.error(), std::errc::device_or_resource_busy);
+      EXPECT_FALSE(moved_file.is_open());
+      EXPECT_EQ(moved_file.error(), std::errc::device_or_resource_busy);
+      into_buf.write(bytes.data(), bytes.size());
+      into_file.write(bytes.data(), bytes.size());
+    }
+    EXPECT_TRUE(buf.close());
+    EXPECT_FALSE(file.close(view));
+    EXPECT_TRUE(read_file(dir / "buf") == bytes);
+    EXPECT_TRUE(read_file(dir / "file") == bytes);
+  }
+}
+
 TEST(Cursor, SecondCursorOnTheSameFileThrows) {
   temp_dir dir;
   mapout::ostream out(dir / "two");

@@ -1,13 +1,20 @@
 // flush() and std::endl on a regular file cost no system call: on the mapping the bytes are in
 // the page cache the moment they are stored, and a buffer waits for publish() or close(). On a
-// pipe they are a write(2), as with std::ofstream. Counted through the system-call seam, not timed.
+// pipe they are a write(2), as with std::ofstream. With options.flush_publishes a reader of a
+// regular file sees each flushed line, at the cost of std::ofstream's flush. Counted through the
+// system-call seam, not timed.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <random>
 #include <string>
 
 #include "file_extension.hpp"
+#include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"
 #include "system_call_log.hpp"
@@ -92,6 +99,95 @@ TEST(Flush, PublishCostsOneSizeChange) {
   EXPECT_EQ(calls.output_calls(), 1u);
   out.close();
   ASSERT_TRUE(out);
+}
+
+// What another process sees of the file: its size, and the bytes read through a descriptor of its
+// own.
+std::string seen_by_a_reader(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0) return "cannot open or stat";
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+  const ssize_t got = ::pread(fd, bytes.data(), bytes.size(), 0);
+  ::close(fd);
+  return got == st.st_size ? bytes : "short read";
+}
+
+// The last `count` bytes as `tail -c` prints them.
+std::string tail_of(const std::filesystem::path& path, std::size_t count) {
+  const std::string command = "tail -c " + std::to_string(count) + " '" + path.string() + "'";
+  FILE* const tail = ::popen(command.c_str(), "r");
+  if (tail == nullptr) return "popen failed";
+  std::string bytes;
+  char chunk[4096];
+  while (const std::size_t got = std::fread(chunk, 1, sizeof chunk, tail)) bytes.append(chunk, got);
+  return ::pclose(tail) == 0 ? bytes : "tail failed";
+}
+
+mapout::options publishing(mapout::options opts) {
+  opts.flush_publishes = true;
+  return opts;
+}
+
+// A log read while it is written: after every std::endl, std::flush, flush() and unitbuf insertion
+// a reader sees exactly the bytes written and the file's size, on every strategy, as with
+// std::ofstream; `tail -c` sees the last line.
+TEST(Flush, WithFlushPublishesAReaderSeesEveryFlushedLine) {
+  for (const auto& which : mapout::test::window_cases()) {
+    SCOPED_TRACE(which.name);
+    temp_dir dir;
+    const auto path = dir / "log";
+    mapout::ostream out(path, std::ios::out, publishing(which.opts));
+    std::mt19937 random(11);
+    std::string expected;
+    for (int i = 0; i < 400; ++i) {
+      const std::string line =
+          "line " + std::to_string(i) + ' ' + std::string(random() % 700, 'x') + '\n';
+      expected += line;
+      switch (i % 4) {
+        case 0:
+          out << line.substr(0, line.size() - 1) << std::endl;
+          break;
+        case 1:
+          out << line << std::flush;
+          break;
+        case 2:
+          out.write(line.data(), static_cast<std::streamsize>(line.size()));
+          out.flush();
+          break;
+        default:
+          out << std::unitbuf << line << std::nounitbuf;
+      }
+      ASSERT_TRUE(out) << out.error_message();
+      ASSERT_TRUE(seen_by_a_reader(path) == expected) << "after line " << i;
+      if (i % 100 == 99) {
+        EXPECT_EQ(tail_of(path, line.size()), line);
+      }
+    }
+    out.close();
+    EXPECT_TRUE(out);
+    EXPECT_TRUE(read_file(path) == expected);
+  }
+}
+
+// The cost is std::ofstream's: a write(2) per flush and no size change, also where automatic would
+// map the file (a local file system it has not measured) once it outgrows the first buffer.
+TEST(Flush, WithFlushPublishesEveryEndlCostsOneWrite) {
+  const mapout::test::on_unmeasured_file_system unmeasured;
+  for (const mapout::options& opts : {mapout::options{}, buffered()}) {
+    temp_dir dir;
+    mapout::ostream out(dir / "log", std::ios::out, publishing(opts));
+    out << std::string(99999, 'z') << std::endl;  // more than the first buffer holds
+    const std::string line(999, 'y');
+    system_call_log calls;
+    for (int i = 0; i < 200; ++i) out << line << std::endl;
+    EXPECT_EQ(calls.writes(), 200);
+    EXPECT_EQ(calls.output_calls(), 200u);
+    EXPECT_FALSE(out.rdbuf()->file().is_mapped());
+    out.close();
+    ASSERT_TRUE(out);
+    EXPECT_EQ(std::filesystem::file_size(dir / "log"), 100000u + 200u * 1000);
+  }
 }
 
 }  // namespace

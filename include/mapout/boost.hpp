@@ -73,8 +73,9 @@ class sink {
     return buf_->pubseekoff(offset, dir, std::ios_base::out);
   }
 
-  // Free on a mapped file; hands the buffer to write(2) on a pipe, FIFO or other unmappable target,
-  // so std::flush reaches the reader.
+  // Free on a regular file; hands the buffer to write(2) on a pipe, FIFO or other unmappable
+  // target, so std::flush reaches the reader; with options.flush_publishes, a reader of a regular
+  // file sees the bytes and its size too, as after publish().
   bool flush() {
     if (buf_->pubsync() != 0) throw buf_->file().error_exception();
     return true;

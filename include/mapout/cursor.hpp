@@ -40,6 +40,10 @@ struct formatted_store;
 // - While a cursor lives it holds the window: every call on its stream, buffer or file that
 //   writes, seeks, flushes or closes fails (badbit on a stream, EBUSY on output_file) and changes
 //   nothing. A second cursor on the same file throws std::logic_error.
+// - Moving the stream, buffer or file it holds is refused, since a move cannot fail: the file
+//   stays where the cursor writes, and the object moved to is left as after a failed open (not
+//   open, failbit, error() EBUSY with a message that says why). Moving into it, or swapping it,
+//   changes nothing and fails as any call does.
 // - The destructor, and release(), hand the position back, also when an exception unwinds; every
 //   byte stored before is written. After release() every call throws std::logic_error.
 // - Errors go where the owner keeps them: badbit on a mapout::ostream (thrown as its exceptions()

@@ -45,6 +45,9 @@ typedef struct mapout_options {
   int atomic;
   int write_if_changed;
   int durable;
+  /* nonzero: mapout::options' flush_publishes: mapout_flush() shows the bytes and the size to
+   * other readers, as fflush does (a log under tail -f) */
+  int flush_publishes;
 } mapout_options;
 
 /* An open file. Only mapout_open() makes one. `put` is the cursor and `end` the end of the window
@@ -104,7 +107,8 @@ MAPOUT_API int mapout_seek(mapout_file* file, int64_t offset, int whence);
  * std::fstream's tellp does, from where the file was opened until the bytes are written; ftello
  * counts from the end. */
 MAPOUT_API int64_t mapout_tell(mapout_file* file);
-/* fflush: 0, or -1. Free on a regular file; on a pipe, a terminal or an appended file it writes. */
+/* fflush: 0, or -1. Free on a regular file unless the flush_publishes option asks for
+ * mapout_publish(); on a pipe, a terminal or an appended file it writes. */
 MAPOUT_API int mapout_flush(mapout_file* file);
 /* The file's size and bytes as close would leave them, for a reader in another process: 0 or -1. */
 MAPOUT_API int mapout_publish(mapout_file* file);

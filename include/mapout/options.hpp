@@ -70,6 +70,16 @@ struct options {
   // strategy::automatic keeps the buffer. false: such a fault kills, as with any mmap writer.
   bool guard_truncation = true;
 
+  // For a file another process reads while it is written, such as a log under `tail -f`: every
+  // flush (flush(), std::endl, std::flush, unitbuf, mapout_flush, the Boost sink's flush) does
+  // what publish() does, so a reader sees the bytes and the file's size as after
+  // std::ofstream's flush. On strategy::automatic the file then stays in the buffer, where a
+  // flush costs what std::ofstream's does: one write(2) of the bytes gathered. On
+  // strategy::mapped each flush cuts the file back to the bytes written, and the next write
+  // extends it again: two size changes, far more than a write(2). false: on a regular file a
+  // flush costs nothing, and a reader sees the bytes at publish() or close().
+  bool flush_publishes = false;
+
   // For code generators and build tools (docs/generators.md). Each needs a mode
   // that truncates (out, out|trunc, with in, ate or binary); opening with app, or in without
   // trunc, fails with EINVAL. A target that exists and is not a regular file (a FIFO, /dev/null) is

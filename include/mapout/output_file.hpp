@@ -43,11 +43,16 @@ class MAPOUT_API output_file {
   };
 
   output_file() noexcept;
+  // While a mapout::cursor holds other's window the file stays with other, where the cursor
+  // writes on: this one is left not open, with error() EBUSY and a message that says why.
   output_file(output_file&& other) noexcept;
+  // Closes this one's file and takes other's, or as the move above while a cursor holds other's
+  // window; changes nothing while a cursor holds this one's.
   output_file& operator=(output_file&& other) noexcept;
   // Closes the file at current().begin (discards it with options.atomic); an error is lost, so
   // call close() to see it.
   ~output_file();
+  // Changes nothing while a cursor holds either window.
   void swap(output_file& other) noexcept;
 
   // Opens like std::basic_filebuf::open for every mode that contains out or app. `in` adds no
@@ -74,7 +79,8 @@ class MAPOUT_API output_file {
                     std::error_code& ec) noexcept;
   // What std::ostream::flush asks for: the bytes go to write(2) on a pipe, a terminal, a socket or
   // an appended file, where a reader waits for them; on a regular file nothing happens (the
-  // bytes are in the page cache already, or wait in the buffer for publish or close).
+  // bytes are in the page cache already, or wait in the buffer for publish or close), unless
+  // options.flush_publishes asks for publish().
   std::error_code flush(window& view) noexcept;
   // Makes the file's size and bytes what close() would leave, for a reader in another process,
   // while writing goes on.
@@ -119,6 +125,8 @@ class MAPOUT_API output_file {
   void set_lent(bool lent) noexcept;
 
   struct state;
+  // Takes other's state, or, while a cursor holds other's window, a state that says so.
+  void take_unless_lent(output_file& other) noexcept;
   // Records EBADF for `operation` unless an earlier failure is kept, and returns it.
   std::error_code not_open(const char* operation) noexcept;
   // Makes `call` with the caller's cursor and hands the backend's new window back in view.

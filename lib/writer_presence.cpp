@@ -1,0 +1,55 @@
+// The writers' shared lock: F_OFD_SETLK on a description of the writer's own, F_OFD_GETLK from
+// another to find the others'.
+#include "writer_presence.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <utility>
+
+namespace mapout::detail {
+namespace {
+
+bool lock_shared(int fd) noexcept {
+  struct flock shared = {};
+  shared.l_type = F_RDLCK;
+  shared.l_whence = SEEK_SET;
+  return sys().lock(fd, F_OFD_SETLK, &shared) == 0;
+}
+
+// A new open file description of fd's file, holding the shared lock, or none.
+descriptor locked_description(int fd) noexcept {
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  descriptor own(retry_on_eintr(sys().open, path, O_RDONLY | O_CLOEXEC, mode_t{0}));
+  if (own && !lock_shared(own.get())) own.close();
+  return own;
+}
+
+// Whether a description other than fd's holds a lock on the file. Where locks are refused, no.
+bool locked_elsewhere(int fd) noexcept {
+  struct flock probe = {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  return sys().lock(fd, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+}
+
+}  // namespace
+
+bool writer_presence::join(int fd) noexcept {
+  joined_by_ = ::getpid();
+  own_ = locked_description(fd);
+  on_fd_ = !own_;
+  if (on_fd_) lock_shared(fd);
+  return locked_elsewhere(on_fd_ ? fd : own_.get());
+}
+
+bool writer_presence::others(int fd) noexcept {
+  if (on_fd_) return ::getpid() != joined_by_ || locked_elsewhere(fd);
+  if (!own_) return locked_elsewhere(fd);  // left
+  if (descriptor renewed = locked_description(fd)) own_ = std::move(renewed);
+  return locked_elsewhere(own_.get());
+}
+
+}  // namespace mapout::detail
