@@ -159,13 +159,15 @@ template <class Sink, class = void>
 struct writes_records_in_place : std::false_type {};
 template <class Sink>
 struct writes_records_in_place<Sink, std::void_t<decltype(Sink::records_in_place)>>
-    // The numbers workloads write, for i = 0, 1, ..., with printf's "%g" (what << prints by
-    // default):
-    //     numbers: <i>,<number_value(i)>,<number_value(i + 1)>\n
-    //     doubles: <number_value(i)>\n
-    inline double number_value(const corpus& input, std::uint64_t i) noexcept {
+    : std::true_type {};
+
+// The numbers workloads write, for i = 0, 1, ..., with printf's "%g" (what << prints by default):
+//     numbers: <i>,<number_value(i)>,<number_value(i + 1)>\n
+//     doubles: <number_value(i)>\n
+inline double number_value(const corpus& input, std::uint64_t i) noexcept {
   return input.normals[i % input.normals.size()];
-} constexpr std::size_t max_number_row = 64;
+}
+constexpr std::size_t max_number_row = 64;
 // Formats a row or a line into `out`, which has room for max_number_row bytes; returns its end.
 inline char* format_number_line(char* out, double x) noexcept {
   out = std::to_chars(out, out + 20, x, std::chars_format::general, 6).ptr;
