@@ -71,6 +71,9 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   if (mapped->presence_.join(file.fd.get())) {
     // The size may hold another writer's extension past its bytes: only bytes are kept.
     mapped->high_water_ = mapped->end_of_data(0, size);
+  } else if (struct stat st; sys().fstat(file.fd.get(), &st) == 0) {
+    // Alone: what closed writers of an earlier session noted is stale.
+    forget_closed_end(st);
   }
   if (guarded) {
     if (failure why = mapped->guard_.arm(file.fd.get(), extends_on_fault)) return why;
@@ -357,8 +360,18 @@ failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_en
   struct stat st;
   if (sys().fstat(fd(), &st) != 0) return file_.fail("fstat");
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size <= end || presence_.others(fd())) return {};
-  const std::uint64_t keep = keep_bytes_past_end ? end_of_data(end, size) : end;
+  const bool closing = presence_.left();
+  if (!closing && size <= end) return {};
+  if (presence_.others(fd())) {
+    // Closing while another writer goes on: the last one to close must keep this one's bytes.
+    if (closing) note_closed_end(st, end);
+    return {};
+  }
+  const std::uint64_t others_end = std::min(size, closed_end(st));
+  if (closing) forget_closed_end(st);
+  if (size <= end) return {};
+  const std::uint64_t keep =
+      std::max(keep_bytes_past_end ? end_of_data(end, size) : end, others_end);
   if (keep == size) return {};
   halt_background();
   if (retry_on_eintr(sys().ftruncate, fd(), static_cast<off_t>(keep)) != 0) {

@@ -64,7 +64,8 @@ class mapped_backend final : public backend {
   // Cuts what the file holds past `end`, this writer's last byte, unless that could remove bytes
   // it did not put there: another mapped writer, or another copy of this one in a forked
   // process, has the file open (the last one to close cuts). With `keep_bytes_past_end`,
-  // non-zero bytes anyone stored past `end` stay.
+  // non-zero bytes anyone stored past `end` stay. Never below what writers of this process that
+  // closed first wrote.
   failure cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept;
   // The end of the last non-zero byte in [from, to) that is in the page cache, or `from`.
   std::uint64_t end_of_data(std::uint64_t from, std::uint64_t to) const noexcept;

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <utility>
 
 namespace mapout::detail {
@@ -35,7 +37,50 @@ bool locked_elsewhere(int fd) noexcept {
   return sys().lock(fd, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
 }
 
+struct closed_writer {
+  dev_t device = 0;
+  ino_t inode = 0;
+  std::uint64_t end = 0;  // 0: the slot is free
+};
+// Files written by several streams of one process at once are few.
+constexpr std::size_t most_closed_writers = 64;
+std::mutex closed_writers_lock;
+closed_writer closed_writers[most_closed_writers];
+
+closed_writer* find_closed(const struct stat& file) noexcept {
+  for (closed_writer& slot : closed_writers) {
+    if (slot.end != 0 && slot.device == file.st_dev && slot.inode == file.st_ino) return &slot;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+void note_closed_end(const struct stat& file, std::uint64_t end) noexcept {
+  if (end == 0) return;
+  const std::lock_guard<std::mutex> hold(closed_writers_lock);
+  if (closed_writer* slot = find_closed(file)) {
+    slot->end = std::max(slot->end, end);
+    return;
+  }
+  for (closed_writer& slot : closed_writers) {
+    if (slot.end == 0) {
+      slot = {file.st_dev, file.st_ino, end};
+      return;
+    }
+  }
+}
+
+std::uint64_t closed_end(const struct stat& file) noexcept {
+  const std::lock_guard<std::mutex> hold(closed_writers_lock);
+  const closed_writer* slot = find_closed(file);
+  return slot ? slot->end : 0;
+}
+
+void forget_closed_end(const struct stat& file) noexcept {
+  const std::lock_guard<std::mutex> hold(closed_writers_lock);
+  if (closed_writer* slot = find_closed(file)) slot->end = 0;
+}
 
 bool writer_presence::join(int fd) noexcept {
   joined_by_ = ::getpid();
