@@ -2,6 +2,7 @@
 // FIFO, a writer with other credentials or its own mounts, a process whose stdout is a pipe.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,6 +88,12 @@ inline child_report run_in_child(const std::function<std::string()>& body) {
   ::close(fds[0]);
   result.status = wait_for(pid);
   return result;
+}
+
+// The child must come back alive, with "ok".
+inline void expect_ok(const child_report& child) {
+  EXPECT_EQ(child.status, 0) << "the child did not exit normally";
+  EXPECT_EQ(child.report, "ok");
 }
 
 }  // namespace mapout::test

@@ -29,6 +29,9 @@
 
 namespace {
 
+using mapout::test::names_in;
+using mapout::test::stat_of;
+
 namespace fs = std::filesystem;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
@@ -71,19 +74,6 @@ void make_directory(const fs::path& path, uid_t uid, gid_t gid, mode_t mode) {
   fs::create_directory(path);
   ASSERT_EQ(::chown(path.c_str(), uid, gid), 0) << path;
   ASSERT_EQ(::chmod(path.c_str(), mode), 0) << path;
-}
-
-struct stat stat_of(const fs::path& path) {
-  struct stat st = {};
-  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
-  return st;
-}
-
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // A sysctl set for a scope and put back as it was when the scope ends, however it ends.

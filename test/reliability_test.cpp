@@ -32,6 +32,9 @@
 
 namespace {
 
+using mapout::test::expect_ok;
+using mapout::test::same_bytes;
+
 using mapout::test::mounted_file_system;
 using mapout::test::page_size;
 using mapout::test::pattern;
@@ -51,22 +54,6 @@ std::vector<mapout::test::strategy_case> mapped_modes() {
   return {{"ahead", mapout::test::mapped(64 << 10)},
           {"on_sigbus", on_sigbus(64 << 10)},
           {"on_sigbus, default reservation", on_sigbus()}};
-}
-
-// "ok", or what went wrong: for the checks made inside a child process.
-std::string same_bytes(const std::filesystem::path& path, const std::string& want) {
-  const std::string got = read_file(path);
-  if (got.size() != want.size()) {
-    return "size " + std::to_string(got.size()) + ", want " + std::to_string(want.size());
-  }
-  const auto at = std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin();
-  return got == want ? "ok" : "first difference at byte " + std::to_string(at);
-}
-
-// The child must come back alive, with "ok".
-void expect_ok(const mapout::test::child_report& child) {
-  EXPECT_EQ(child.status, 0) << "the child did not exit normally";
-  EXPECT_EQ(child.report, "ok");
 }
 
 TEST(PartialPage, BytesStoredAfterPublishAreKept) {

@@ -26,6 +26,9 @@
 
 namespace {
 
+using mapout::test::names_in;
+using mapout::test::stat_of;
+
 namespace fs = std::filesystem;
 using calls = mapout::detail::system_calls;
 using mapout::test::page_size;
@@ -52,20 +55,6 @@ mapout::options with(mapout::options opts, bool atomic, bool if_changed) {
   opts.atomic = atomic;
   opts.write_if_changed = if_changed;
   return opts;
-}
-
-struct stat stat_of(const fs::path& path) {
-  struct stat st = {};
-  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
-  return st;
-}
-
-// The names in `dir`: a temporary left behind shows up here.
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // An old file with an mtime far in the past, nanoseconds included, so that any write shows.

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include <iterator>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace mapout::test {
 
@@ -47,6 +50,33 @@ inline std::string read_file(const std::filesystem::path& path) {
 inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// "ok", or how the file differs from `want`: its size, or the first byte that differs.
+inline std::string same_bytes(const std::filesystem::path& path, const std::string& want) {
+  const std::string got = read_file(path);
+  if (got.size() != want.size()) {
+    return "size " + std::to_string(got.size()) + ", want " + std::to_string(want.size());
+  }
+  const auto at = std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin();
+  return got == want ? "ok" : "first difference at byte " + std::to_string(at);
+}
+
+// The path's own lstat (a link's, not its target's).
+inline struct stat stat_of(const std::filesystem::path& path) {
+  struct stat st = {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st;
+}
+
+// The names in `dir`, sorted: a temporary left behind shows up here.
+inline std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    names.push_back(entry.path().filename());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace mapout::test

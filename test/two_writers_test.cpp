@@ -31,6 +31,9 @@
 
 namespace {
 
+using mapout::test::expect_ok;
+using mapout::test::same_bytes;
+
 using mapout::test::mounted_file_system;
 using mapout::test::pattern;
 using mapout::test::read_file;
@@ -60,21 +63,6 @@ std::vector<strategy_case> every_mode() {
   modes.push_back({"automatic", mapout::options{}});
   modes.push_back({"buffered", mapout::test::buffered()});
   return modes;
-}
-
-// "ok", or how the file differs from `want`.
-std::string same_bytes(const std::filesystem::path& path, const std::string& want) {
-  const std::string got = read_file(path);
-  if (got.size() != want.size()) {
-    return "size " + std::to_string(got.size()) + ", want " + std::to_string(want.size());
-  }
-  const auto at = std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin();
-  return got == want ? "ok" : "first difference at byte " + std::to_string(at);
-}
-
-void expect_ok(const mapout::test::child_report& child) {
-  EXPECT_EQ(child.status, 0) << "the child did not exit normally";
-  EXPECT_EQ(child.report, "ok");
 }
 
 // The second writer opens and starts on the second half; the first opens (the file's size now
