@@ -339,8 +339,9 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
     position = b.seek(put, offset, dir, why);
     return why;
   });
+  if (ec) return position;
   state& s = *state_;
-  if (!ec && s.map_when_scattered && s.backend->writes_scattered_records()) {
+  if (s.map_when_scattered && s.backend->writes_scattered_records()) {
     s.map_when_scattered = false;
     view.begin = s.map_instead_of_buffer(view.begin);
     view = s.backend->current();
