@@ -101,6 +101,15 @@ TEST(OutputFile, OpenModeWithoutARowIsInvalidArgument) {
   EXPECT_NE(file.error_message().find("open mode"), std::string::npos) << file.error_message();
 }
 
+// Never opened, so there is no state behind the file: a seek must fail without touching it.
+TEST(OutputFile, SeekOnAFileNeverOpenedIsBadDescriptor) {
+  mapout::output_file file;
+  mapout::output_file::window none = file.current();
+  std::error_code ec;
+  EXPECT_EQ(file.seek(none, 0, std::ios::beg, ec), -1);
+  EXPECT_EQ(ec, std::errc::bad_file_descriptor);
+}
+
 TEST(OutputFile, MakeRoomGivesAtLeastTheByteAskedFor) {
   temp_dir dir;
   for (const mapout::options& opts : {mapped(), buffered()}) {
