@@ -42,6 +42,16 @@ class MAPOUT_API output_file {
     char* end = nullptr;
   };
 
+  // Bytes written before the last call that the caller may move its cursor over without a call
+  // until its next one: [begin, end) holds the file's bytes from `offset` on, in the same memory
+  // as the window. Empty on the buffer, while a cursor holds the window, and with
+  // write_if_changed, where every byte stored must reach the comparison through a call.
+  struct seek_range {
+    char* begin = nullptr;
+    char* end = nullptr;
+    std::int64_t offset = 0;
+  };
+
   output_file() noexcept;
   // While a mapout::cursor holds other's window the file stays with other, where the cursor
   // writes on: this one is left not open, with error() EBUSY and a message that says why.
@@ -65,6 +75,9 @@ class MAPOUT_API output_file {
   bool is_mapped() const noexcept;
   // The window after open, with nothing written in it yet.
   window current() const noexcept;
+  // Where the caller may seek by moving its cursor, as of the last call (see seek_range). A
+  // caller that stored past its end must make a call before it moves the cursor back.
+  seek_range seekable() const noexcept;
 
   // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.
   std::error_code make_room(window& view, std::size_t wanted) noexcept;
