@@ -321,10 +321,12 @@ inline void write_text(cursor& out, const fmt::memory_buffer& text) {
 // A format parsed at run time, as fmt parses it, into a buffer first: a field may fail after
 // others were formatted, and the window may hold the file's bytes (after a seek back) that
 // std::ofstream << fmt::format(...) would leave as they were.
+// fmt::appender, not std::back_inserter: with the latter fmt formats into a scratch array of its
+// own and copies each full one into the buffer, a fifth of print's instructions on short lines.
 template <typename Out>
 void print_parsed(Out& out, fmt::string_view format, fmt::format_args args) {
   fmt::memory_buffer text;
-  fmt::vformat_to(std::back_inserter(text), format, args);
+  fmt::vformat_to(fmt::appender(text), format, args);
   write_text(out, text);
 }
 
@@ -338,6 +340,8 @@ void print_known(Out& out, const S& format, const T&... args) {
   }
   if constexpr (is_compiled_format<S>) {
     if (formatted_store::into_compiled(out, format, args...)) return;
+    // Not fmt::appender here: with it GCC 12 warns falsely under C++20 (-Wstringop-overflow in
+    // fmt's format_decimal), and this is only the way for text longer than the window.
     fmt::memory_buffer text;
     fmt::format_to(std::back_inserter(text), format, args...);
     write_text(out, text);
