@@ -468,14 +468,16 @@ void print_literal(Out& out, const F& format, const T&... args) {
 // formatting code, a third of the instructions of parsing it on every call (docs/decisions.md,
 // "print").
 #if __cplusplus >= 202002L && defined(__cpp_consteval)
+// The cut literal by reference: it is some 440 bytes, which a parameter by value copied on every
+// call (60 of the 376 instructions of a short generated line).
 template <typename... T>
-ostream& print(ostream& out, detail::literal_format_for<T...> format, T&&... args) {
+ostream& print(ostream& out, const detail::literal_format_for<T...>& format, T&&... args) {
   detail::print_literal(out, format, args...);
   return out;
 }
 
 template <typename... T>
-cursor& print(cursor& out, detail::literal_format_for<T...> format, T&&... args) {
+cursor& print(cursor& out, const detail::literal_format_for<T...>& format, T&&... args) {
   detail::print_literal(out, format, args...);
   return out;
 }
