@@ -361,8 +361,12 @@ TEST(Print, CStringArgumentsPrintAsFmt) {
     expected += fmt::format("  table[{}] = {{{}, \"{}\"}};\n", i, i * 7, "entry");
     expected += fmt::format("{}{}|", name, mutable_name);
   }
+#if FMT_VERSION < 120000
+  // From fmt 12 on, FMT_COMPILE reads a null C string without a check: there is no error of
+  // fmt's to compare with.
   const char* null_name = nullptr;
   EXPECT_THROW(mapout::print(out, FMT_COMPILE("{}"), null_name), fmt::format_error);
+#endif
   out.close();
   EXPECT_EQ(read_file(dir / "c_strings"), expected);
 }
