@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "error_text.hpp"
 #include "mapout/output_file.hpp"
 #include "sys.hpp"
 
@@ -59,9 +60,9 @@ int errno_of(std::error_code ec) noexcept {
 void remember(handle& h, std::error_code ec, const char* operation) noexcept {
   if (!h.first_error.empty()) return;
   try {
-    h.first_error = h.file.error() == ec ? h.file.error_message()
-                                         : "mapout: " + std::string(operation) + " '" +
-                                               h.file.path().string() + "': " + ec.message();
+    h.first_error = h.file.error() == ec
+                        ? h.file.error_message()
+                        : mapout::detail::error_text(operation, h.file.path(), ec.message());
   } catch (const std::bad_alloc&) {
     // The message is lost; errno still says what failed.
   }

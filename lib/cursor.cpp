@@ -70,9 +70,7 @@ cursor::refilled cursor::write_through(owner held, char* put, const char* data,
   if (stream_is_bad(held)) return {{put, put}, false};
   output_file::window view{put, put};
   output_file& file = file_of(held);
-  file.set_lent(false);
-  const std::error_code ec = file.write(view, data, size);
-  file.set_lent(true);
+  const std::error_code ec = file.write_from_cursor(view, data, size);
   // After a failure the window is empty at the cursor, so that every later call comes back here.
   if (ec) return {{view.begin, view.begin}, true};
   return {view, false};

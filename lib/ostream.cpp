@@ -4,6 +4,7 @@
 #include <locale>
 #include <utility>
 
+#include "error_text.hpp"
 #include "mapout/num_put.hpp"
 
 namespace mapout {
@@ -133,15 +134,10 @@ void ostream::watch_locale_again() {
 }
 
 void ostream::fail_with(iostate state) {
-  try {
-    setstate(state);
-  } catch (const std::ios_base::failure&) {
-    if (buf_.error() || buf_.file().lent()) {
-      throw buf_.file().exception_for(std::make_error_code(std::errc::device_or_resource_busy));
-    }
-    throw std::ios_base::failure(buf_.is_open() ? "mapout: open: already open" : "mapout: not open",
-                                 std::make_error_code(std::io_errc::stream));
-  }
+  detail::fail_with(*this, state, buf_.is_open(), [this]() -> std::optional<failure> {
+    if (!buf_.error() && !buf_.file().lent()) return std::nullopt;
+    return buf_.file().exception_for(std::make_error_code(std::errc::device_or_resource_busy));
+  });
 }
 
 }  // namespace mapout

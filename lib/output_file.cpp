@@ -7,6 +7,7 @@
 #include "backend.hpp"
 #include "buffered_backend.hpp"
 #include "comparison.hpp"
+#include "error_text.hpp"
 #include "mapped_backend.hpp"
 #include "replacement.hpp"
 #include "target.hpp"
@@ -19,12 +20,6 @@ namespace {
 
 std::error_code code_of(const failure& why) noexcept {
   return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
-}
-
-// "mapout: <operation> '<path>'", what std::system_error's what() puts before ": <reason>".
-std::string context_of(const failure& why, const std::filesystem::path& path) {
-  const std::string detail = why.detail ? std::string(": ") + why.detail : std::string();
-  return "mapout: " + std::string(why.operation) + " '" + path.string() + "'" + detail;
 }
 
 // Opens the descriptor. Mapping needs it readable as well as writable; a file we may write but
@@ -69,6 +64,8 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   std::uint64_t compared_offset = 0;
   // A mapout::cursor holds the window: the caller's view is stale until it hands it back.
   bool lent = false;
+  // The last call refused while the cursor holds the window, for error_message(); not sticky.
+  const char* refused = nullptr;
 
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
   // Opens a temporary for the target at `path`, and the old file to compare with.
@@ -211,7 +208,10 @@ output_file::output_file(output_file&& other) noexcept {
   take_unless_lent(other);
 }
 output_file& output_file::operator=(output_file&& other) noexcept {
-  if (lent()) return *this;
+  if (lent()) {
+    refuse("move");
+    return *this;
+  }
   output_file old(std::move(*this));
   take_unless_lent(other);
   return *this;
@@ -240,6 +240,8 @@ output_file::~output_file() {
   close_or_discard(view);
 }
 void output_file::swap(output_file& other) noexcept {
+  if (lent()) refuse("swap");
+  if (other.lent()) other.refuse("swap");
   if (!lent() && !other.lent()) state_.swap(other.state_);
 }
 
@@ -296,13 +298,25 @@ bool output_file::lent() const noexcept {
 }
 
 void output_file::set_lent(bool lent) noexcept {
-  if (state_) state_->lent = lent;
+  if (!state_) return;
+  state_->lent = lent;
+  state_->refused = nullptr;
+}
+
+std::error_code output_file::refuse(const char* operation) noexcept {
+  state_->refused = operation;
+  return std::make_error_code(std::errc::device_or_resource_busy);
+}
+
+std::string output_file::held_message() const {
+  const char* operation = state_->refused != nullptr ? state_->refused : "use";
+  return detail::error_context(operation, state_->path, "held by a mapout::cursor");
 }
 
 template <class Call>
 std::error_code output_file::forward(window& view, const char* operation, bool may_map,
                                      Call call) noexcept {
-  if (lent()) return std::make_error_code(std::errc::device_or_resource_busy);
+  if (lent()) return refuse(operation);
   if (!is_open()) return not_open(operation);
   view.begin = state_->before_call(view.begin, may_map);
   const failure why = call(*state_->backend, view.begin);
@@ -325,6 +339,14 @@ std::error_code output_file::write(window& view, const char* data, std::size_t s
     }
     return b.write(put, data, size);
   });
+}
+
+std::error_code output_file::write_from_cursor(window& view, const char* data,
+                                               std::size_t size) noexcept {
+  state_->lent = false;
+  const std::error_code ec = write(view, data, size);
+  state_->lent = true;
+  return ec;
 }
 
 std::int64_t output_file::tell(const window& view) const noexcept {
@@ -368,7 +390,7 @@ std::error_code output_file::persist(window& view) noexcept {
 }
 
 std::error_code output_file::close(window& view) noexcept {
-  if (lent()) return std::make_error_code(std::errc::device_or_resource_busy);
+  if (lent()) return refuse("close");
   if (!is_open()) return not_open("close");
   state& s = *state_;
   s.compare_stored(view.begin);
@@ -386,7 +408,7 @@ std::error_code output_file::close(window& view) noexcept {
 }
 
 std::error_code output_file::discard(window& view) noexcept {
-  if (lent()) return std::make_error_code(std::errc::device_or_resource_busy);
+  if (lent()) return refuse("discard");
   if (!is_open()) return not_open("discard");
   state& s = *state_;
   if (!s.replacement) return close(view);
@@ -422,23 +444,23 @@ std::error_code output_file::error() const noexcept {
 }
 
 std::string output_file::error_message() const {
+  if (state_ && !state_->file.error && state_->lent && state_->refused) return held_message();
   if (!state_ || !state_->file.error) return {};
   return error_exception().what();
 }
 
 std::ios_base::failure output_file::error_exception() const {
   if (!state_ || !state_->file.error) {
-    return std::ios_base::failure("mapout: not open",
-                                  std::make_error_code(std::errc::bad_file_descriptor));
+    return detail::not_open_failure(std::make_error_code(std::errc::bad_file_descriptor));
   }
-  return std::ios_base::failure(context_of(state_->file.error, state_->path),
-                                code_of(state_->file.error));
+  const failure& why = state_->file.error;
+  return std::ios_base::failure(detail::error_context(why.operation, state_->path, why.detail),
+                                code_of(why));
 }
 
 std::ios_base::failure output_file::exception_for(std::error_code ec) const {
   if (error() || ec != std::errc::device_or_resource_busy || !lent()) return error_exception();
-  return std::ios_base::failure("mapout: '" + path().string() + "' is held by a mapout::cursor",
-                                ec);
+  return std::ios_base::failure(held_message(), ec);
 }
 
 }  // namespace mapout

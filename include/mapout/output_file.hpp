@@ -109,7 +109,8 @@ class MAPOUT_API output_file {
   // The first write, extension or close error, the error of the last failed open, or EBADF for a
   // call made while not open.
   std::error_code error() const noexcept;
-  // "mapout: <operation> '<path>': <reason>" for error(), or "" when there is none.
+  // "mapout: <operation> '<path>': <reason>" for error(); while a mapout::cursor holds the window,
+  // "mapout: <operation> '<path>': held by a mapout::cursor" for a call it refused; otherwise "".
   std::string error_message() const;
   // What the streams throw for error(): what() is error_message(), code() is error().
   std::ios_base::failure error_exception() const;
@@ -123,10 +124,15 @@ class MAPOUT_API output_file {
   friend class cursor;
   // Set and cleared only by the cursor that holds the window.
   void set_lent(bool lent) noexcept;
+  // write() for the cursor that holds the window.
+  std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
 
   struct state;
   // Takes other's state, or, while a cursor holds other's window, a state that says so.
   void take_unless_lent(output_file& other) noexcept;
+  // Returns EBUSY for a call made while a cursor holds the window; error_message() names it.
+  std::error_code refuse(const char* operation) noexcept;
+  std::string held_message() const;
   // Records EBADF for `operation` unless an earlier failure is kept, and returns it.
   std::error_code not_open(const char* operation) noexcept;
   // Makes `call` with the caller's cursor and hands the backend's new window back in view.
