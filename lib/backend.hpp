@@ -7,12 +7,10 @@
 #include <cstdint>
 #include <ios>
 
-#include "mapout/output_file.hpp"
+#include "mapout/window.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
-
-using window = output_file::window;
 
 // What output_file keeps of an open file, whichever backend writes it.
 struct open_file {

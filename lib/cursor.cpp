@@ -51,7 +51,7 @@ cursor::taken cursor::take(streambuf& buf) {
   return result;
 }
 
-cursor::taken cursor::take(output_file& file, output_file::window& view) {
+cursor::taken cursor::take(output_file& file, window& view) {
   if (file.lent()) throw_second_cursor();
   const taken result{view, {&file, owner_kind::output_file}, &view};
   view = {};
@@ -68,7 +68,7 @@ cursor::refilled cursor::write_through(owner held, char* put, const char* data,
   if (held.kind == owner_kind::dropping) return {{put, put}, false};
   if (held.kind == owner_kind::released) return {{put, put}, true};
   if (stream_is_bad(held)) return {{put, put}, false};
-  output_file::window view{put, put};
+  window view{put, put};
   output_file& file = file_of(held);
   const std::error_code ec = file.write_from_cursor(view, data, size);
   // After a failure the window is empty at the cursor, so that every later call comes back here.
@@ -92,7 +92,7 @@ void cursor::report(owner held) {
   }
 }
 
-void cursor::hand_back(owner held, output_file::window* view, char* put, char* end, bool loud) {
+void cursor::hand_back(owner held, window* view, char* put, char* end, bool loud) {
   switch (held.kind) {
     case owner_kind::ostream: {
       auto& out = *static_cast<ostream*>(held.holder);

@@ -284,7 +284,7 @@ bool output_file::is_mapped() const noexcept {
   return is_open() && state_->backend->is_mapped();
 }
 
-output_file::window output_file::current() const noexcept {
+window output_file::current() const noexcept {
   return is_open() ? state_->backend->current() : window{};
 }
 

@@ -16,6 +16,7 @@
 
 #include "mapout/export.h"
 #include "mapout/options.hpp"
+#include "mapout/window.hpp"
 
 namespace mapout {
 
@@ -24,7 +25,7 @@ namespace mapout {
 //
 //   mapout::output_file file;
 //   if (auto ec = file.open("out.txt")) return ec;
-//   mapout::output_file::window view = file.current();
+//   mapout::window view = file.current();
 //   // ... store into [view.begin, view.end), advancing view.begin ...
 //   if (auto ec = file.make_room(view, 1)) return ec;  // used up: view is the next window
 //   if (auto ec = file.close(view)) return ec;         // the file holds exactly what was written
@@ -35,12 +36,8 @@ namespace mapout {
 // every call that takes one fails with EBUSY and changes nothing.
 class MAPOUT_API output_file {
  public:
-  // The caller may store into [begin, end); begin is its cursor. It is empty before open, after
-  // close and after a seek out of the mapped range: make_room() then makes room.
-  struct window {
-    char* begin = nullptr;
-    char* end = nullptr;
-  };
+  // The caller's window (mapout/window.hpp), by its name of 0.3 and before.
+  using window = mapout::window;
 
   output_file() noexcept;
   // While a mapout::cursor holds other's window the file stays with other, where the cursor

@@ -111,8 +111,8 @@ class MAPOUT_API streambuf : public std::streambuf {
 
   // The put area as output_file's window (the cursor at pptr), and back: every call into the file
   // takes the one and sets the other from what the call hands back.
-  output_file::window put_area() const noexcept { return {pptr(), epptr()}; }
-  void set_put_area(const output_file::window& view) noexcept { setp(view.begin, view.end); }
+  window put_area() const noexcept { return {pptr(), epptr()}; }
+  void set_put_area(const window& view) noexcept { setp(view.begin, view.end); }
 
   output_file file_;
   const std::ios* owner_ = nullptr;  // the mapout::ostream this buffer belongs to, if any
