@@ -130,7 +130,7 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   to.buffer_size = from.buffer_size;
   to.strategy = static_cast<mapout::strategy>(from.strategy);
   to.extension = static_cast<mapout::extension>(from.extension);
-  to.guard_truncation = from.guard_truncation != 0;
+  to.guard_faults = from.guard_truncation != 0;
   to.atomic = from.atomic != 0;
   to.write_if_changed = from.write_if_changed != 0;
   to.durable = from.durable != 0;
@@ -184,7 +184,7 @@ void mapout_options_init(mapout_options* options) {
   options->buffer_size = defaults.buffer_size;
   options->strategy = static_cast<int>(defaults.strategy);
   options->extension = static_cast<int>(defaults.extension);
-  options->guard_truncation = defaults.guard_truncation ? 1 : 0;
+  options->guard_truncation = defaults.guard_faults ? 1 : 0;
   options->atomic = defaults.atomic ? 1 : 0;
   options->write_if_changed = defaults.write_if_changed ? 1 : 0;
   options->durable = defaults.durable ? 1 : 0;

@@ -11,7 +11,7 @@
 #include <limits>
 #include <new>
 
-#include "file_extension.hpp"
+#include "extent.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -55,13 +55,13 @@ const failure blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"
 
 failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_t position,
                                const options& opts, std::unique_ptr<backend>& out) noexcept {
-  const bool extends_on_fault = opts.extension == extension::on_sigbus;
-  const bool guarded = extends_on_fault || opts.guard_truncation;
+  const bool extend_on_fault = opts.extension == extension::on_fault;
+  const bool guarded = extend_on_fault || opts.guard_faults;
   if (guarded && sigbus_blocked()) return blocked_sigbus;
   const std::size_t mapping_size =
       static_cast<std::size_t>(page_ceiling(std::max<std::size_t>(opts.mapping_size, 1)));
   std::unique_ptr<mapped_backend> mapped(
-      new (std::nothrow) mapped_backend(file, size, mapping_size, extends_on_fault));
+      new (std::nothrow) mapped_backend(file, size, mapping_size, extend_on_fault));
   if (!mapped) return {ENOMEM, "allocate"};
   // Each flush cuts the file back to the bytes written: pages populated past them would be
   // zeroed, cut off and read back by every flush.
@@ -76,7 +76,7 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
     forget_closed_end(st);
   }
   if (guarded) {
-    if (failure why = mapped->guard_.arm(file.fd.get(), extends_on_fault)) return why;
+    if (failure why = mapped->guard_.arm(file.fd.get(), extend_on_fault)) return why;
   }
   if (failure why = mapped->move_mapping(position)) return why;
   mapped->set_window(position);
@@ -85,12 +85,12 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
 }
 
 mapped_backend::mapped_backend(open_file& file, std::uint64_t size, std::size_t mapping_size,
-                               bool extends_on_fault) noexcept
+                               bool extend_on_fault) noexcept
     : backend(file),
       mapping_size_(mapping_size),
       high_water_(size),
-      extends_on_fault_(extends_on_fault),
-      populates_(!extends_on_fault),
+      extend_on_fault_(extend_on_fault),
+      populates_(!extend_on_fault),
       owner_(::getpid()) {
   guard_.set_extent(size);
 }
@@ -224,7 +224,7 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
   }
   const std::uint64_t extent = guard_.extent();
   std::uint64_t limit = std::min(extent, map_end);
-  if (extends_on_fault_) {
+  if (extend_on_fault_) {
     // The stores past the file's end are what extends it, but only whole pages past it fault:
     // the rest of the page that holds an unaligned end takes stores silently, and the kernel
     // zeroes it when the file grows. There the window ends at the end, and open_window extends.
@@ -252,7 +252,7 @@ failure mapped_backend::open_window(std::size_t wanted) noexcept {
   const std::uint64_t needed =
       cursor_ + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), room);
   const std::uint64_t extent = guard_.extent();
-  if (needed > extent && (!extends_on_fault_ || extent % page_size() != 0)) {
+  if (needed > extent && (!extend_on_fault_ || extent % page_size() != 0)) {
     if (failure why = extend(needed)) return why;
   }
   if (populates_) populate(needed);
@@ -267,9 +267,9 @@ failure mapped_backend::extend(std::uint64_t needed) noexcept {
   if (needed > target) return file_.fail({EFBIG, "extend"});
   const std::uint64_t minimal = std::min(page_ceiling(needed), target);
   // On the SIGBUS extension the file must end on a page boundary: see set_window.
-  if (extends_on_fault_) target = page_ceiling(target);
+  if (extend_on_fault_) target = page_ceiling(target);
   const extension_result result =
-      extend_file(fd(), {extent, page_floor(cursor_), minimal, target, extends_on_fault_});
+      extend_file(fd(), {extent, page_floor(cursor_), minimal, target, extend_on_fault_});
   guard_.set_extent(result.extent);
   // A partial extension (up to RLIMIT_FSIZE, or a fallocate that ran out of room on the way)
   // still takes the bytes that fit; the call that needs more reports the failure.
@@ -449,7 +449,7 @@ void mapped_backend::assert_invariant() const noexcept {
   assert(window_.begin == window_.end ||
          (map_ && window_.begin >= map_ && window_.end <= map_ + map_length_ &&
           cursor_ == map_offset_ + static_cast<std::uint64_t>(window_.begin - map_)));
-  assert(window_.begin == window_.end || extends_on_fault_ ||
+  assert(window_.begin == window_.end || extend_on_fault_ ||
          map_offset_ + static_cast<std::uint64_t>(window_.end - map_) <= guard_.extent());
   assert(populated_begin_ <= populated_end_ && populated_begin_ % page_size() == 0 &&
          populated_end_ % page_size() == 0 &&

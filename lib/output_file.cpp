@@ -63,7 +63,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   char* compared_from = nullptr;
   std::uint64_t compared_offset = 0;
   // A mapout::cursor holds the window: the caller's view is stale until it hands it back.
-  bool lent = false;
+  bool held_by_cursor = false;
   // The last call refused while the cursor holds the window, for error_message(); not sticky.
   const char* refused = nullptr;
 
@@ -80,7 +80,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
     compared_from = put;
   }
   // The window was handed out anew: nothing in it is stored yet.
-  void take_window() noexcept {
+  void restart_comparison() noexcept {
     if (!comparison || !comparison->comparing()) return;
     compared_from = backend->current().begin;
     compared_offset = static_cast<std::uint64_t>(backend->tell(compared_from));
@@ -91,7 +91,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
     compare_stored(put);
     if (!may_map || !map_when_full) return put;
     put = map_instead_of_buffer(put);
-    take_window();
+    restart_comparison();
     return put;
   }
   // Renames the temporary over the target, unless anything failed or the bytes are the old ones.
@@ -205,20 +205,20 @@ void output_file::state::replace_target() noexcept {
 
 output_file::output_file() noexcept = default;
 output_file::output_file(output_file&& other) noexcept {
-  take_unless_lent(other);
+  take_unless_held(other);
 }
 output_file& output_file::operator=(output_file&& other) noexcept {
-  if (lent()) {
+  if (held_by_cursor()) {
     refuse("move");
     return *this;
   }
   output_file old(std::move(*this));
-  take_unless_lent(other);
+  take_unless_held(other);
   return *this;
 }
 
-void output_file::take_unless_lent(output_file& other) noexcept {
-  if (!other.lent()) {
+void output_file::take_unless_held(output_file& other) noexcept {
+  if (!other.held_by_cursor()) {
     state_ = std::move(other.state_);
     return;
   }
@@ -235,14 +235,14 @@ void output_file::take_unless_lent(output_file& other) noexcept {
 output_file::~output_file() {
   if (!is_open()) return;
   // A cursor that outlives its file cannot hand the window back: close where the file stands.
-  set_lent(false);
+  set_held_by_cursor(false);
   window view = current();
-  close_or_discard(view);
+  close_at_destruction(view);
 }
 void output_file::swap(output_file& other) noexcept {
-  if (lent()) refuse("swap");
-  if (other.lent()) other.refuse("swap");
-  if (!lent() && !other.lent()) state_.swap(other.state_);
+  if (held_by_cursor()) refuse("swap");
+  if (other.held_by_cursor()) other.refuse("swap");
+  if (!held_by_cursor() && !other.held_by_cursor()) state_.swap(other.state_);
 }
 
 std::error_code output_file::open(const std::filesystem::path& path, std::ios_base::openmode mode,
@@ -271,7 +271,7 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
     s.backend.reset();
     s.drop_replacement();
   } else {
-    s.take_window();
+    s.restart_comparison();
   }
   return code_of(s.file.error);
 }
@@ -293,13 +293,13 @@ std::error_code output_file::not_open(const char* operation) noexcept {
   return std::make_error_code(std::errc::bad_file_descriptor);
 }
 
-bool output_file::lent() const noexcept {
-  return state_ && state_->lent;
+bool output_file::held_by_cursor() const noexcept {
+  return state_ && state_->held_by_cursor;
 }
 
-void output_file::set_lent(bool lent) noexcept {
+void output_file::set_held_by_cursor(bool held) noexcept {
   if (!state_) return;
-  state_->lent = lent;
+  state_->held_by_cursor = held;
   state_->refused = nullptr;
 }
 
@@ -316,12 +316,12 @@ std::string output_file::held_message() const {
 template <class Call>
 std::error_code output_file::forward(window& view, const char* operation, bool may_map,
                                      Call call) noexcept {
-  if (lent()) return refuse(operation);
+  if (held_by_cursor()) return refuse(operation);
   if (!is_open()) return not_open(operation);
   view.begin = state_->before_call(view.begin, may_map);
   const failure why = call(*state_->backend, view.begin);
   view = state_->backend->current();
-  state_->take_window();
+  state_->restart_comparison();
   return code_of(why);
 }
 
@@ -343,14 +343,14 @@ std::error_code output_file::write(window& view, const char* data, std::size_t s
 
 std::error_code output_file::write_from_cursor(window& view, const char* data,
                                                std::size_t size) noexcept {
-  state_->lent = false;
+  state_->held_by_cursor = false;
   const std::error_code ec = write(view, data, size);
-  state_->lent = true;
+  state_->held_by_cursor = true;
   return ec;
 }
 
 std::int64_t output_file::tell(const window& view) const noexcept {
-  return is_open() && !lent() ? state_->backend->tell(view.begin) : -1;
+  return is_open() && !held_by_cursor() ? state_->backend->tell(view.begin) : -1;
 }
 
 std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
@@ -367,7 +367,7 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
     s.map_when_scattered = false;
     view.begin = s.map_instead_of_buffer(view.begin);
     view = s.backend->current();
-    s.take_window();
+    s.restart_comparison();
   }
   return position;
 }
@@ -390,7 +390,7 @@ std::error_code output_file::persist(window& view) noexcept {
 }
 
 std::error_code output_file::close(window& view) noexcept {
-  if (lent()) return refuse("close");
+  if (held_by_cursor()) return refuse("close");
   if (!is_open()) return not_open("close");
   state& s = *state_;
   s.compare_stored(view.begin);
@@ -408,7 +408,7 @@ std::error_code output_file::close(window& view) noexcept {
 }
 
 std::error_code output_file::discard(window& view) noexcept {
-  if (lent()) return refuse("discard");
+  if (held_by_cursor()) return refuse("discard");
   if (!is_open()) return not_open("discard");
   state& s = *state_;
   if (!s.replacement) return close(view);
@@ -422,7 +422,7 @@ std::error_code output_file::discard(window& view) noexcept {
   return code_of(why);
 }
 
-void output_file::close_or_discard(window& view) noexcept {
+void output_file::close_at_destruction(window& view) noexcept {
   if (is_open() && state_->map_options.atomic) {
     discard(view);
   } else if (is_open()) {
@@ -444,7 +444,8 @@ std::error_code output_file::error() const noexcept {
 }
 
 std::string output_file::error_message() const {
-  if (state_ && !state_->file.error && state_->lent && state_->refused) return held_message();
+  if (state_ && !state_->file.error && state_->held_by_cursor && state_->refused)
+    return held_message();
   if (!state_ || !state_->file.error) return {};
   return error_exception().what();
 }
@@ -459,7 +460,8 @@ std::ios_base::failure output_file::error_exception() const {
 }
 
 std::ios_base::failure output_file::exception_for(std::error_code ec) const {
-  if (error() || ec != std::errc::device_or_resource_busy || !lent()) return error_exception();
+  if (error() || ec != std::errc::device_or_resource_busy || !held_by_cursor())
+    return error_exception();
   return std::ios_base::failure(held_message(), ec);
 }
 

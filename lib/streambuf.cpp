@@ -11,10 +11,10 @@ streambuf::streambuf(streambuf&& other) noexcept
 
 streambuf& streambuf::operator=(streambuf&& other) noexcept {
   // A cursor holds a window: each file stays where its cursor writes (see output_file's).
-  if (file_.lent()) return *this;
+  if (file_.held_by_cursor()) return *this;
   window view = put_area();
-  file_.close_or_discard(view);
-  if (other.file_.lent()) {
+  file_.close_at_destruction(view);
+  if (other.file_.held_by_cursor()) {
     setp(nullptr, nullptr);
     file_ = std::move(other.file_);
     return *this;
@@ -28,11 +28,11 @@ streambuf& streambuf::operator=(streambuf&& other) noexcept {
 streambuf::~streambuf() {
   if (!is_open()) return;
   window view = put_area();
-  file_.close_or_discard(view);
+  file_.close_at_destruction(view);
 }
 
 void streambuf::swap(streambuf& other) noexcept {
-  if (file_.lent() || other.file_.lent()) return;
+  if (file_.held_by_cursor() || other.file_.held_by_cursor()) return;
   std::streambuf::swap(other);
   file_.swap(other.file_);
 }

@@ -361,7 +361,7 @@ TEST(Cursor, OutputFileCallsReturnEbusyWhileLent) {
   {
     mapout::cursor put(file, view);
     EXPECT_EQ(view.begin, nullptr);
-    EXPECT_TRUE(file.lent());
+    EXPECT_TRUE(file.held_by_cursor());
     put << "cursor";
     mapout::output_file::window stale{};
     EXPECT_EQ(file.write(stale, "x", 1), std::errc::device_or_resource_busy);
@@ -372,7 +372,7 @@ TEST(Cursor, OutputFileCallsReturnEbusyWhileLent) {
     EXPECT_FALSE(file.error());
     put << '!';
   }
-  EXPECT_FALSE(file.lent());
+  EXPECT_FALSE(file.held_by_cursor());
   EXPECT_EQ(file.tell(view), 7);
   ASSERT_FALSE(file.close(view));
   EXPECT_EQ(read_file(dir / "lent"), "cursor!");
@@ -380,7 +380,7 @@ TEST(Cursor, OutputFileCallsReturnEbusyWhileLent) {
 
 // The refusal is no failure of the file (error() stays clear), but the message says what was
 // refused and why, and it goes with the cursor.
-TEST(Cursor, RefusedCallWhileLentIsNamedInTheErrorMessage) {
+TEST(Cursor, RefusedCallWhileHeldIsNamedInTheErrorMessage) {
   temp_dir dir;
   mapout::output_file file;
   ASSERT_FALSE(file.open(dir / "lent"));

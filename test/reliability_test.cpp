@@ -45,7 +45,7 @@ using mapout::test::write_file;
 
 mapout::options on_sigbus(std::size_t reserve = 0) {
   mapout::options opts = mapout::test::mapped(reserve ? reserve : mapout::options{}.mapping_size);
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   return opts;
 }
 
@@ -115,7 +115,7 @@ TEST(PartialPage, AutomaticHandsOverAtAnUnalignedSize) {
   mapout::test::on_unmeasured_file_system unmeasured;
   temp_dir dir;
   mapout::options opts;
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   opts.buffer_size = 1000;
   mapout::ostream out(dir / "handed", std::ios::out, opts);
   const std::string bytes = pattern(30 * 700);

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <type_traits>
 
+#include "mapout/copy_short.hpp"
 #include "mapout/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/output_file.hpp"
-#include "mapout/short_copy.hpp"
 
 namespace mapout {
 

@@ -37,7 +37,8 @@ enum class extension {
   // in scratch memory, the next call reports the error, and close writes what still fits of
   // them. A handler installed after mapout's replaces it; a thread that blocks SIGBUS cannot open
   // this mode.
-  on_sigbus,
+  on_fault,
+  on_sigbus [[deprecated("use extension::on_fault")]] = on_fault,
 };
 
 // Options for mapout::output_file, mapout::streambuf and mapout::ostream.
@@ -68,7 +69,7 @@ struct options {
   // process") or ENOSPC ("store"). Free per store (docs/decisions.md, "guard"). A thread that
   // blocks SIGBUS cannot be guarded: a guarded mapping fails to open or move there, and
   // strategy::automatic keeps the buffer. false: such a fault kills, as with any mmap writer.
-  bool guard_truncation = true;
+  bool guard_faults = true;
 
   // For a file another process reads while it is written, such as a log under `tail -f`: every
   // flush (flush(), std::endl, std::flush, unitbuf, mapout_flush, the Boost sink's flush) does

@@ -93,8 +93,10 @@ class MAPOUT_API output_file {
   // and empties view; returns only the failure to remove a named temporary. Without them the
   // bytes may be in the file already and opening truncated it, so it is close().
   std::error_code discard(window& view) noexcept;
-  // What the destructors do: discard() with options.atomic, close() otherwise.
-  void close_or_discard(window& view) noexcept;
+  [[deprecated("destroy the file, or call close() or discard()")]] void close_or_discard(
+      window& view) noexcept {
+    close_at_destruction(view);
+  }
 
   // The file's descriptor, borrowed: mapout still owns and closes it. For fstat, fchmod, flock,
   // fdatasync and the like; bytes written through it bypass the window, and close() still cuts the
@@ -115,18 +117,22 @@ class MAPOUT_API output_file {
   // otherwise a failure that says why `ec` came without one (EBUSY: a cursor holds the window).
   std::ios_base::failure exception_for(std::error_code ec) const;
   // Whether a mapout::cursor holds the window (see mapout/cursor.hpp).
-  bool lent() const noexcept;
+  bool held_by_cursor() const noexcept;
+  [[deprecated("use held_by_cursor()")]] bool lent() const noexcept { return held_by_cursor(); }
 
  private:
   friend class cursor;
+  friend class streambuf;
+  // What the destructors do: discard() with options.atomic, close() otherwise.
+  void close_at_destruction(window& view) noexcept;
   // Set and cleared only by the cursor that holds the window.
-  void set_lent(bool lent) noexcept;
+  void set_held_by_cursor(bool held) noexcept;
   // write() for the cursor that holds the window.
   std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
 
   struct state;
   // Takes other's state, or, while a cursor holds other's window, a state that says so.
-  void take_unless_lent(output_file& other) noexcept;
+  void take_unless_held(output_file& other) noexcept;
   // Returns EBUSY for a call made while a cursor holds the window; error_message() names it.
   std::error_code refuse(const char* operation) noexcept;
   std::string held_message() const;

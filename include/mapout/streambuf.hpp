@@ -10,10 +10,10 @@
 #include <string>
 #include <system_error>
 
+#include "mapout/copy_short.hpp"
 #include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/output_file.hpp"
-#include "mapout/short_copy.hpp"
 
 namespace mapout {
 
