@@ -26,8 +26,9 @@ struct open_file {
 };
 
 // `put` is the caller's cursor in current(): the bytes from current().begin up to it were
-// written. Each call leaves current().begin at the new cursor; output_file hands the new window
-// back to its caller.
+// written. Or, after the caller moved its cursor itself, anywhere in seekable(): then the bytes it
+// wrote since the last call lie inside seekable(). Each call leaves current().begin at the new
+// cursor; output_file hands the new window back to its caller.
 class backend {
  public:
   explicit backend(open_file& file) noexcept : file_(file) {}
@@ -36,6 +37,8 @@ class backend {
   virtual ~backend() = default;
 
   const window& current() const noexcept { return window_; }
+  // See output_file::seekable: where the caller may move its cursor with no call.
+  virtual seek_range seekable() const noexcept { return {}; }
   virtual bool is_mapped() const noexcept = 0;
 
   // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.

@@ -104,10 +104,21 @@ mapped_backend::~mapped_backend() {
 }
 
 void mapped_backend::take_cursor(char* put) noexcept {
-  if (put <= window_.begin) return;
-  cursor_ += static_cast<std::uint64_t>(put - window_.begin);
-  window_.begin = put;
+  if (put == window_.begin) return;
+  cursor_ = map_offset_ + static_cast<std::uint64_t>(put - map_);
   high_water_ = std::max(high_water_, cursor_);
+  if (put > window_.begin && put <= window_.end) {
+    window_.begin = put;
+  } else {
+    set_window(cursor_);
+  }
+}
+
+seek_range mapped_backend::seekable() const noexcept {
+  const std::uint64_t end = std::min(
+      {high_water_, guard_.extent(), map_offset_ + static_cast<std::uint64_t>(map_length_)});
+  if (!map_ || end <= map_offset_) return {};
+  return {map_, map_ + (end - map_offset_), static_cast<std::int64_t>(map_offset_)};
 }
 
 failure mapped_backend::unmap() noexcept {
@@ -297,7 +308,8 @@ failure mapped_backend::write(char* put, const char* data, std::size_t size) noe
 }
 
 std::int64_t mapped_backend::tell(const char* put) const noexcept {
-  return static_cast<std::int64_t>(cursor_ + static_cast<std::uint64_t>(put - window_.begin));
+  if (put == window_.begin) return static_cast<std::int64_t>(cursor_);
+  return static_cast<std::int64_t>(map_offset_ + static_cast<std::uint64_t>(put - map_));
 }
 
 std::int64_t mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,

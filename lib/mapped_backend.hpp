@@ -25,6 +25,8 @@ class mapped_backend final : public backend {
   ~mapped_backend() override;
 
   bool is_mapped() const noexcept override { return true; }
+  // The bytes written so far that the mapping holds.
+  seek_range seekable() const noexcept override;
   failure make_room(char* put, std::size_t wanted) noexcept override;
   failure write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;
@@ -37,7 +39,8 @@ class mapped_backend final : public backend {
  private:
   mapped_backend(open_file& file, std::uint64_t size, std::size_t mapping_size,
                  bool extend_on_fault) noexcept;
-  // Takes note of the bytes stored up to put: the window begins there and high_water_ covers them.
+  // Takes note of the caller's cursor: in the window, the bytes up to it were stored; in
+  // seekable(), the caller moved it there. The window begins there and high_water_ covers it.
   void take_cursor(char* put) noexcept;
   // Makes the window at cursor_ hold at least one byte, moving the mapping and extending.
   failure open_window(std::size_t wanted) noexcept;

@@ -288,6 +288,11 @@ window output_file::current() const noexcept {
   return is_open() ? state_->backend->current() : window{};
 }
 
+seek_range output_file::seekable() const noexcept {
+  if (!is_open() || state_->held_by_cursor || state_->comparison) return {};
+  return state_->backend->seekable();
+}
+
 std::error_code output_file::not_open(const char* operation) noexcept {
   if (state_ && !state_->file.error) state_->file.error = {EBADF, operation};
   return std::make_error_code(std::errc::bad_file_descriptor);

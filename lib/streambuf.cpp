@@ -5,8 +5,9 @@
 namespace mapout {
 
 streambuf::streambuf(streambuf&& other) noexcept
-    : std::streambuf(other), file_(std::move(other.file_)) {
+    : std::streambuf(other), file_(std::move(other.file_)), seekable_(other.seekable_) {
   other.setp(nullptr, nullptr);
+  other.seekable_ = {};
 }
 
 streambuf& streambuf::operator=(streambuf&& other) noexcept {
@@ -16,12 +17,15 @@ streambuf& streambuf::operator=(streambuf&& other) noexcept {
   file_.close_at_destruction(view);
   if (other.file_.held_by_cursor()) {
     setp(nullptr, nullptr);
+    seekable_ = {};
     file_ = std::move(other.file_);
     return *this;
   }
   std::streambuf::operator=(other);
   file_ = std::move(other.file_);
+  seekable_ = other.seekable_;
   other.setp(nullptr, nullptr);
+  other.seekable_ = {};
   return *this;
 }
 
@@ -35,6 +39,7 @@ void streambuf::swap(streambuf& other) noexcept {
   if (file_.held_by_cursor() || other.file_.held_by_cursor()) return;
   std::streambuf::swap(other);
   file_.swap(other.file_);
+  std::swap(seekable_, other.seekable_);
 }
 
 streambuf* streambuf::open(const std::filesystem::path& path, std::ios_base::openmode mode,
@@ -104,6 +109,14 @@ streambuf::pos_type streambuf::seekoff(off_type offset, std::ios_base::seekdir d
                                        std::ios_base::openmode which) {
   const pos_type failed(off_type(-1));
   if (!(which & std::ios_base::out) || !is_open()) return failed;
+  if (dir != std::ios_base::end) {
+    const std::int64_t here = tell_inline();
+    if (dir == std::ios_base::cur && offset == 0 && here >= 0) return pos_type(here);
+    const std::int64_t from = dir == std::ios_base::beg ? 0 : here;
+    const std::uint64_t target =
+        static_cast<std::uint64_t>(from) + static_cast<std::uint64_t>(offset);
+    if (from >= 0 && seek_inline(target)) return pos_type(static_cast<off_type>(target));
+  }
   window view = put_area();
   if (dir == std::ios_base::cur && offset == 0) return pos_type(file_.tell(view));
   std::error_code ec;

@@ -261,7 +261,12 @@ std::int64_t perform(Stream& out, const operation& op) {
       }
       break;
     case kind::seek:
-      out.seekp(op.number, op.dir);
+      // Both overloads: mapout::ostream serves each inline where it can.
+      if (op.dir == std::ios_base::beg && op.number % 2 == 0) {
+        out.seekp(std::streampos(op.number));
+      } else {
+        out.seekp(op.number, op.dir);
+      }
       break;
     case kind::bad_seek:
       out.seekp(op.number, std::ios_base::cur);

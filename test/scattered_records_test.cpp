@@ -9,6 +9,7 @@
 #include <string>
 
 #include "file_system_type.hpp"
+#include "mapout/cursor.hpp"
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"
 #include "system_call_log.hpp"
@@ -129,6 +130,85 @@ TEST(ScatteredRecords, SeekFarPastTheEndStillLeavesAHole) {
   const std::string got = read_file(path);
   EXPECT_EQ(got.substr(0, expected.size()), expected);
   EXPECT_EQ(got.substr(static_cast<std::size_t>(gap)), "end");
+}
+
+// A seek into the mapped bytes moves the cursor without a call. Bytes stored past them first must
+// still reach the file: a later seek back may not skip the call that takes note of them.
+TEST(ScatteredRecords, InlineSeekBackAfterStoresPastTheWrittenBytesKeepsThem) {
+  temp_dir dir;
+  const auto path = dir / "index";
+  mapout::ostream out(path, std::ios::binary, mapped(page_size()));
+  std::string expected = fill_at_random(out, 1024, 100);
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 2000; ++i) {
+    const std::size_t at = random() % (expected.size() + 64);
+    const std::string bytes(random() % 200 + 1, static_cast<char>('A' + i % 26));
+    out.seekp(static_cast<std::streamoff>(at));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (at > expected.size()) expected.resize(at, '\0');
+    expected.resize(std::max(expected.size(), at + bytes.size()), '\0');
+    expected.replace(at, bytes.size(), bytes);
+    ASSERT_EQ(static_cast<std::size_t>(out.tellp()), at + bytes.size()) << "record " << i;
+  }
+  out.close();
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+  EXPECT_EQ(read_file(path), expected);
+}
+
+// A cursor may move the mapping while it writes: the seeks after it go where its window is now.
+TEST(ScatteredRecords, InlineSeeksAfterACursorMovedTheMappingLandInTheFile) {
+  temp_dir dir;
+  const auto path = dir / "index";
+  mapout::ostream out(path, std::ios::binary, mapped(page_size()));
+  std::string expected = fill_at_random(out, 1024, 100);
+  out.seekp(0, std::ios::end);
+  {
+    mapout::cursor put(out);
+    for (int i = 0; i < 300000; ++i) put.put(static_cast<char>('a' + i % 26));
+  }
+  for (int i = 0; i < 300000; ++i) expected += static_cast<char>('a' + i % 26);
+  std::mt19937_64 random(13);
+  for (int i = 0; i < 1000; ++i) {
+    const std::size_t at = random() % (expected.size() - record);
+    out.seekp(static_cast<std::streamoff>(at));
+    out.write("0123456789abcdef", record);
+    expected.replace(at, record, "0123456789abcdef");
+  }
+  out.close();
+  ASSERT_TRUE(out) << out.rdbuf()->error_message();
+  EXPECT_EQ(read_file(path), expected);
+}
+
+// With write_if_changed every byte stored reaches the comparison: records that rewrite the old
+// bytes keep the old file, one that changes a byte replaces it.
+TEST(ScatteredRecords, WriteIfChangedSeesEveryRecordStoredAfterASeek) {
+  temp_dir dir;
+  const auto path = dir / "index";
+  std::string old_bytes;
+  {
+    mapout::ostream out(path, std::ios::binary, mapped(page_size()));
+    old_bytes = fill_at_random(out, 4096, 3000);
+  }
+  for (const bool change : {false, true}) {
+    struct stat before = {};
+    ASSERT_EQ(::stat(path.c_str(), &before), 0);
+    mapout::options opts = mapped(page_size());
+    opts.write_if_changed = true;
+    mapout::ostream out(path, std::ios::binary, opts);
+    ASSERT_TRUE(out.is_open()) << out.rdbuf()->error_message();
+    std::string expected = fill_at_random(out, 4096, 3000);
+    if (change) {
+      out.seekp(777);
+      out.put('!');
+      expected[777] = '!';
+    }
+    out.close();
+    ASSERT_TRUE(out) << out.rdbuf()->error_message();
+    struct stat after = {};
+    ASSERT_EQ(::stat(path.c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino != before.st_ino, change);
+    EXPECT_EQ(read_file(path), expected);
+  }
 }
 
 }  // namespace

@@ -102,14 +102,17 @@ class MAPOUT_API ostream final : public std::ostream {
 
   // seekp and tellp as std::ostream's, without its sentry and virtual calls whenever that sentry
   // would do nothing: a writer that fills an index laid out in a file seeks before each record.
+  // Inside the bytes the mapping holds, a seek is a compare and a move of the cursor.
   pos_type tellp() {
     if (!sentry_is_noop()) return std::ostream::tellp();
-    return buf_.streambuf::seekoff(0, cur, out);
+    const std::int64_t here = buf_.tell_inline();
+    return here >= 0 ? pos_type(here) : buf_.streambuf::seekoff(0, cur, out);
   }
   ostream& seekp(pos_type position) {
     if (!sentry_is_noop()) {
       std::ostream::seekp(position);
-    } else if (buf_.streambuf::seekpos(position, out) == pos_type(off_type(-1))) {
+    } else if (!buf_.seek_inline(static_cast<std::uint64_t>(off_type(position))) &&
+               buf_.streambuf::seekpos(position, out) == pos_type(off_type(-1))) {
       setstate(failbit);
     }
     return *this;

@@ -36,8 +36,11 @@ namespace mapout {
 // every call that takes one fails with EBUSY and changes nothing.
 class MAPOUT_API output_file {
  public:
-  // The caller's window (mapout/window.hpp), by its name of 0.3 and before.
+  // The caller's window and where it may seek inline (mapout/window.hpp); the first by its name
+  // of 0.3 and before.
   using window = mapout::window;
+
+  using seek_range = mapout::seek_range;
 
   output_file() noexcept;
   // While a mapout::cursor holds other's window the file stays with other, where the cursor
@@ -62,6 +65,9 @@ class MAPOUT_API output_file {
   bool is_mapped() const noexcept;
   // The window after open, with nothing written in it yet.
   window current() const noexcept;
+  // Where the caller may seek by moving its cursor, as of the last call (see seek_range). A
+  // caller that stored past its end must make a call before it moves the cursor back.
+  seek_range seekable() const noexcept;
 
   // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.
   std::error_code make_room(window& view, std::size_t wanted) noexcept;

@@ -104,17 +104,42 @@ class MAPOUT_API streambuf : public std::streambuf {
     return true;
   }
 
+  // mapout::ostream's inline seek: moves the cursor to `position` and returns true when it lies
+  // in seekable() and nothing was stored past seekable()'s end since the last call, whose bytes
+  // only a call can take note of. The window then reaches at least to seekable()'s end.
+  // Unsigned: a negative or overflowed position wraps to one far outside seekable().
+  bool seek_inline(std::uint64_t position) noexcept {
+    char* const put = pptr();
+    const seek_range& range = seekable_;
+    if (put < range.begin || put > range.end) return false;
+    const std::uint64_t from = position - static_cast<std::uint64_t>(range.offset);
+    if (from >= static_cast<std::uint64_t>(range.end - range.begin)) return false;
+    setp(range.begin + from, epptr() > range.end ? epptr() : range.end);
+    return true;
+  }
+  // The cursor's offset when it lies in seekable() or in the window after it, else -1.
+  std::int64_t tell_inline() const noexcept {
+    char* const put = pptr();
+    const seek_range& range = seekable_;
+    if (range.begin == range.end || put < range.begin || put > epptr()) return -1;
+    return range.offset + (put - range.begin);
+  }
+
   // xsputn's way when the bytes do not fit. Out of line: inlined, it lets the compiler load pptr
   // and epptr as one 16-byte word, which waits for the previous call's store to pptr each time
   // (docs/decisions.md, "xsputn").
   [[gnu::noinline]] void write_through(const char* data, std::size_t size);
 
   // The put area as output_file's window (the cursor at pptr), and back: every call into the file
-  // takes the one and sets the other from what the call hands back.
+  // takes the one and sets the other, and seekable_, from what the call hands back.
   window put_area() const noexcept { return {pptr(), epptr()}; }
-  void set_put_area(const window& view) noexcept { setp(view.begin, view.end); }
+  void set_put_area(const window& view) noexcept {
+    setp(view.begin, view.end);
+    seekable_ = file_.seekable();
+  }
 
   output_file file_;
+  seek_range seekable_;
   const std::ios* owner_ = nullptr;  // the mapout::ostream this buffer belongs to, if any
 };
 
