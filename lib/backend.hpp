@@ -57,14 +57,17 @@ class backend {
   }
   // Leaves the file as close() must, whatever failed before; the owner closes the descriptor.
   virtual failure finish(char* put) noexcept = 0;
-  // True when the writer keeps seeking to store a few bytes elsewhere, what a mapping serves best.
-  virtual bool writes_scattered_records() const noexcept { return false; }
+  // Set by the call just made when the file may be mapped now: the mapping takes over at the
+  // cursor. A make_room() or write() that offers it did nothing and is to be made again on the
+  // backend in use then; a seek() that offers it is done. Offered once for each reason.
+  bool offers_mapping() const noexcept { return offers_mapping_; }
 
  protected:
   int fd() const noexcept { return file_.fd.get(); }
 
   open_file& file_;
   window window_;
+  bool offers_mapping_ = false;
 };
 
 }  // namespace mapout::detail

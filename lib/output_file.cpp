@@ -1,14 +1,14 @@
-// mapout::output_file: opening (mode, target, strategy), forwarding to the backend in use, and
-// the one place a failure becomes a std::error_code and a message.
+// mapout::output_file: opening (mode, target, strategy) and forwarding each call to the backend
+// in use; the one place a failure becomes a std::error_code and a message.
 #include "mapout/output_file.hpp"
 
 #include <sys/stat.h>
 
 #include "backend.hpp"
 #include "buffered_backend.hpp"
-#include "comparison.hpp"
 #include "error_text.hpp"
 #include "mapped_backend.hpp"
+#include "replace_session.hpp"
 #include "replacement.hpp"
 #include "target.hpp"
 
@@ -46,82 +46,54 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   std::filesystem::path path;
   detail::open_file file;
   std::unique_ptr<detail::backend> backend;
-  // On strategy::automatic, a mappable file is written through a buffer until the buffer first
-  // runs out, so that small files never pay for a mapping (docs/decisions.md, "first buffer").
-  bool map_when_full = false;
-  // On strategy::automatic, a mappable file whose writer keeps seeking to store small records
-  // goes to the mapping at such a seek (docs/decisions.md, "random"); tried once.
-  bool map_when_scattered = false;
-  options map_options;
-  // With options.atomic or write_if_changed, file.fd is a temporary that replaces the target when
-  // close() succeeds.
-  std::unique_ptr<detail::replacement> replacement;
-  // With write_if_changed and an old file to compare with. The caller's stores since the window
-  // was handed out, from compared_from (at compared_offset in the file), are compared when the
-  // window comes back: the one cost on the caller's path is a tell() per window.
-  std::unique_ptr<detail::comparison> comparison;
-  char* compared_from = nullptr;
-  std::uint64_t compared_offset = 0;
+  options opts;  // as opened: the mapping that takes over from the first buffer is made with them
+  // With options.atomic or write_if_changed: file.fd is a temporary that replaces the target
+  // when close() succeeds.
+  std::unique_ptr<detail::replace_session> session;
   // A mapout::cursor holds the window: the caller's view is stale until it hands it back.
   bool held_by_cursor = false;
   // The last call refused while the cursor holds the window, for error_message(); not sticky.
   const char* refused = nullptr;
 
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
-  // Opens a temporary for the target at `path`, and the old file to compare with.
-  failure open_replacement(const char* path, const options& opts) noexcept;
 
-  // The bytes the caller stored in the window, up to its cursor `put`, go to the comparison.
-  void compare_stored(char* put) noexcept {
-    if (!comparison || !comparison->comparing() || put <= compared_from) return;
-    const auto size = static_cast<std::size_t>(put - compared_from);
-    comparison->written(compared_offset, compared_from, size);
-    compared_offset += size;
-    compared_from = put;
+  // What every call that takes the caller's window does first: its stores up to `put` are
+  // compared.
+  void take_view(const window& view) noexcept {
+    if (session) session->stored_up_to(view.begin);
   }
-  // The window was handed out anew: nothing in it is stored yet.
-  void restart_comparison() noexcept {
-    if (!comparison || !comparison->comparing()) return;
-    compared_from = backend->current().begin;
-    compared_offset = static_cast<std::uint64_t>(backend->tell(compared_from));
+  // And last: the backend's window goes back to the caller, nothing stored in it yet.
+  void give_view(window& view) noexcept {
+    view = backend->current();
+    if (session) session->window_handed_out(*backend);
   }
-  // What every call that takes the caller's window does first; returns the cursor in the window
-  // now in use.
-  char* before_call(char* put, bool may_map) noexcept {
-    compare_stored(put);
-    if (!may_map || !map_when_full) return put;
-    put = map_instead_of_buffer(put);
-    restart_comparison();
-    return put;
-  }
-  // Renames the temporary over the target, unless anything failed or the bytes are the old ones.
-  // The temporary is gone afterwards, either way.
-  void replace_target() noexcept;
+  // The buffer offered the mapping (backend::offers_mapping): the mapping takes over at the
+  // cursor. Where the file cannot be mapped after all, writing goes on through the buffer.
+  // Returns the caller's cursor in the window now in use.
+  char* map_instead_of_buffer(char* put) noexcept;
   void drop_replacement() noexcept {
-    file.fd.close();
-    if (replacement) file.fail(replacement->discard());
-    replacement.reset();
-    comparison.reset();
-  }
-
-  // The first buffer is used up: the mapping takes over at the cursor. Where the file
-  // cannot be mapped after all, writing goes on through the buffer. Returns the caller's cursor in
-  // the window now in use.
-  char* map_instead_of_buffer(char* put) noexcept {
-    map_when_full = false;
-    if (backend->publish(put)) return backend->current().begin;
-    const std::int64_t position = backend->tell(backend->current().begin);
-    struct stat st;
-    std::unique_ptr<detail::backend> mapped;
-    if (position >= 0 && detail::sys().fstat(file.fd.get(), &st) == 0 &&
-        !detail::mapped_backend::create(file, static_cast<std::uint64_t>(st.st_size),
-                                        static_cast<std::uint64_t>(position), map_options,
-                                        mapped)) {
-      backend = std::move(mapped);
+    if (session) {
+      session->drop(file);
+      session.reset();
+    } else {
+      file.fd.close();
     }
-    return backend->current().begin;
   }
 };
+
+char* output_file::state::map_instead_of_buffer(char* put) noexcept {
+  if (backend->publish(put)) return backend->current().begin;
+  const std::int64_t position = backend->tell(backend->current().begin);
+  struct stat st;
+  std::unique_ptr<detail::backend> mapped;
+  if (position >= 0 && detail::sys().fstat(file.fd.get(), &st) == 0 &&
+      !detail::mapped_backend::create(file, static_cast<std::uint64_t>(st.st_size),
+                                      static_cast<std::uint64_t>(position), opts, mapped)) {
+    backend = std::move(mapped);
+  }
+  if (session) session->window_handed_out(*backend);
+  return backend->current().begin;
+}
 
 failure output_file::state::open(const char* path, std::ios_base::openmode mode,
                                  const options& opts) noexcept {
@@ -145,7 +117,7 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   }
   bool readable = replace;
   if (replace) {
-    if (failure why = open_replacement(path, opts)) return why;
+    if (failure why = detail::replace_session::open(path, opts, file, session)) return why;
   } else if (failure why = open_descriptor(path, flags, want_map, file.fd, readable)) {
     return why;
   }
@@ -157,11 +129,13 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
     const auto size = static_cast<std::uint64_t>(st.st_size);
     return detail::mapped_backend::create(file, size, flags.at_end ? size : 0, opts, backend);
   }
-  map_when_full = kind == detail::target_kind::mapping_wins && opts.strategy == strategy::automatic;
-  map_when_scattered =
+  detail::mapping_offer offer;
+  offer.when_full =
+      kind == detail::target_kind::mapping_wins && opts.strategy == strategy::automatic;
+  offer.when_scattered =
       kind != detail::target_kind::unmappable && opts.strategy == strategy::automatic;
   // A flush that shows the bytes costs a write(2) in the buffer, two size changes on the mapping.
-  if (opts.flush_publishes) map_when_full = map_when_scattered = false;
+  if (opts.flush_publishes) offer = {};
   if (flags.at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
     return detail::errno_failure("lseek");
   }
@@ -169,38 +143,7 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   const bool write_on_flush = !S_ISREG(st.st_mode) || flags.append;
   const auto size = static_cast<std::uint64_t>(st.st_size);
   return detail::buffered_backend::create(file, opts.buffer_size, write_on_flush, !write_on_flush,
-                                          size, flags.at_end ? size : 0, backend);
-}
-
-failure output_file::state::open_replacement(const char* path, const options& opts) noexcept {
-  if (failure why = detail::replacement::create(path, replacement, file.fd)) return why;
-  if (opts.write_if_changed && replacement->target_exists()) {
-    detail::comparison::create(replacement->target_path(), replacement->target(), comparison);
-  }
-  return {};
-}
-
-void output_file::state::replace_target() noexcept {
-  struct stat st;
-  // Kept only when the name still holds the old file as it was: another process may have removed,
-  // renamed or written it since open.
-  if (!file.error && comparison && replacement->target_untouched() &&
-      detail::sys().fstat(file.fd.get(), &st) == 0 &&
-      comparison->unchanged(static_cast<std::uint64_t>(st.st_size))) {
-    return drop_replacement();
-  }
-  // Owner and bits first, so that fdatasync finds them with the bytes.
-  if (!file.error) file.fail(replacement->settle(file.fd.get()));
-  if (!file.error && map_options.durable &&
-      detail::retry_on_eintr(detail::sys().fdatasync, file.fd.get()) != 0) {
-    file.fail("fdatasync");
-  }
-  if (!file.error) file.fail(replacement->link(file.fd.get()));
-  // Closed before the rename: a file system that reports write-back errors at close (NFS) must
-  // not have the target replaced first.
-  if (!file.error) file.fail(file.fd.close());
-  if (!file.error) file.fail(replacement->rename(map_options.durable));
-  drop_replacement();
+                                          size, flags.at_end ? size : 0, offer, backend);
 }
 
 output_file::output_file() noexcept = default;
@@ -259,9 +202,7 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
   }
   state& s = *state_;
   s.file.error = {};
-  s.map_when_full = false;
-  s.map_when_scattered = false;
-  s.map_options = opts;
+  s.opts = opts;
   // A successful open leaves errno as it was, as fopen does: the calls that probe may set it.
   const int saved_errno = errno;
   s.file.error = s.open(path.c_str(), mode, opts);
@@ -270,8 +211,8 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
     // Only the backend's own state goes with it; the descriptor has one owner, which closes it.
     s.backend.reset();
     s.drop_replacement();
-  } else {
-    s.restart_comparison();
+  } else if (s.session) {
+    s.session->window_handed_out(*s.backend);
   }
   return code_of(s.file.error);
 }
@@ -289,7 +230,8 @@ window output_file::current() const noexcept {
 }
 
 seek_range output_file::seekable() const noexcept {
-  if (!is_open() || state_->held_by_cursor || state_->comparison) return {};
+  if (!is_open() || state_->held_by_cursor) return {};
+  if (state_->session && state_->session->compares()) return {};
   return state_->backend->seekable();
 }
 
@@ -318,32 +260,38 @@ std::string output_file::held_message() const {
   return detail::error_context(operation, state_->path, "held by a mapout::cursor");
 }
 
-template <class Call>
-std::error_code output_file::forward(window& view, const char* operation, bool may_map,
-                                     Call call) noexcept {
+std::error_code output_file::unavailable(const char* operation) noexcept {
   if (held_by_cursor()) return refuse(operation);
   if (!is_open()) return not_open(operation);
-  view.begin = state_->before_call(view.begin, may_map);
-  const failure why = call(*state_->backend, view.begin);
-  view = state_->backend->current();
-  state_->restart_comparison();
-  return code_of(why);
+  return {};
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
-  return forward(view, "write", true,
-                 [&](detail::backend& b, char* put) { return b.make_room(put, wanted); });
+  if (std::error_code ec = unavailable("write")) return ec;
+  state& s = *state_;
+  s.take_view(view);
+  failure why = s.backend->make_room(view.begin, wanted);
+  if (s.backend->offers_mapping()) {
+    // First, apart: the call must reach the backend that takes over, not the one it replaces.
+    char* const put = s.map_instead_of_buffer(view.begin);
+    why = s.backend->make_room(put, wanted);
+  }
+  s.give_view(view);
+  return code_of(why);
 }
 
 std::error_code output_file::write(window& view, const char* data, std::size_t size) noexcept {
-  return forward(view, "write", true, [&](detail::backend& b, char* put) {
-    // The bytes go in at the cursor, past the window perhaps: they are compared from here.
-    state& s = *state_;
-    if (s.comparison && s.comparison->comparing()) {
-      s.comparison->written(s.compared_offset, data, size);
-    }
-    return b.write(put, data, size);
-  });
+  if (std::error_code ec = unavailable("write")) return ec;
+  state& s = *state_;
+  s.take_view(view);
+  if (s.session) s.session->writes(data, size);
+  failure why = s.backend->write(view.begin, data, size);
+  if (s.backend->offers_mapping()) {
+    char* const put = s.map_instead_of_buffer(view.begin);
+    why = s.backend->write(put, data, size);
+  }
+  s.give_view(view);
+  return code_of(why);
 }
 
 std::error_code output_file::write_from_cursor(window& view, const char* data,
@@ -360,50 +308,57 @@ std::int64_t output_file::tell(const window& view) const noexcept {
 
 std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
                                std::error_code& ec) noexcept {
-  std::int64_t position = -1;
-  ec = forward(view, "seek", false, [&](detail::backend& b, char* put) {
-    failure why;
-    position = b.seek(put, offset, dir, why);
-    return why;
-  });
-  if (ec) return position;
+  if ((ec = unavailable("seek"))) return -1;
   state& s = *state_;
-  if (s.map_when_scattered && s.backend->writes_scattered_records()) {
-    s.map_when_scattered = false;
-    view.begin = s.map_instead_of_buffer(view.begin);
-    view = s.backend->current();
-    s.restart_comparison();
-  }
+  s.take_view(view);
+  failure why;
+  const std::int64_t position = s.backend->seek(view.begin, offset, dir, why);
+  // A seek that found the writer storing small records at scattered offsets is done; the
+  // mapping takes over after it.
+  if (!why && s.backend->offers_mapping()) s.map_instead_of_buffer(s.backend->current().begin);
+  s.give_view(view);
+  ec = code_of(why);
   return position;
 }
 
 std::error_code output_file::flush(window& view) noexcept {
-  const bool publishes = state_ && state_->map_options.flush_publishes;
-  return forward(view, "flush", false, [publishes](detail::backend& b, char* put) {
-    return publishes ? b.publish(put) : b.flush(put);
-  });
+  if (std::error_code ec = unavailable("flush")) return ec;
+  state& s = *state_;
+  s.take_view(view);
+  const failure why =
+      s.opts.flush_publishes ? s.backend->publish(view.begin) : s.backend->flush(view.begin);
+  s.give_view(view);
+  return code_of(why);
 }
 
 std::error_code output_file::publish(window& view) noexcept {
-  return forward(view, "publish", false,
-                 [](detail::backend& b, char* put) { return b.publish(put); });
+  if (std::error_code ec = unavailable("publish")) return ec;
+  state& s = *state_;
+  s.take_view(view);
+  const failure why = s.backend->publish(view.begin);
+  s.give_view(view);
+  return code_of(why);
 }
 
 std::error_code output_file::persist(window& view) noexcept {
-  return forward(view, "persist", false,
-                 [](detail::backend& b, char* put) { return b.persist(put); });
+  if (std::error_code ec = unavailable("persist")) return ec;
+  state& s = *state_;
+  s.take_view(view);
+  const failure why = s.backend->persist(view.begin);
+  s.give_view(view);
+  return code_of(why);
 }
 
 std::error_code output_file::close(window& view) noexcept {
-  if (held_by_cursor()) return refuse("close");
-  if (!is_open()) return not_open("close");
+  if (std::error_code ec = unavailable("close")) return ec;
   state& s = *state_;
-  s.compare_stored(view.begin);
+  s.take_view(view);
   s.backend->finish(view.begin);
   s.backend.reset();
-  if (s.replacement) {
-    s.replace_target();
-  } else if (s.map_options.durable && !s.file.error &&
+  if (s.session) {
+    s.session->commit(s.file, s.opts.durable);
+    s.session.reset();
+  } else if (s.opts.durable && !s.file.error &&
              detail::retry_on_eintr(detail::sys().fdatasync, s.file.fd.get()) != 0) {
     s.file.fail("fdatasync");
   }
@@ -413,10 +368,9 @@ std::error_code output_file::close(window& view) noexcept {
 }
 
 std::error_code output_file::discard(window& view) noexcept {
-  if (held_by_cursor()) return refuse("discard");
-  if (!is_open()) return not_open("discard");
+  if (std::error_code ec = unavailable("discard")) return ec;
   state& s = *state_;
-  if (!s.replacement) return close(view);
+  if (!s.session) return close(view);
   s.backend.reset();
   const failure kept = s.file.error;
   s.file.error = {};
@@ -428,7 +382,7 @@ std::error_code output_file::discard(window& view) noexcept {
 }
 
 void output_file::close_at_destruction(window& view) noexcept {
-  if (is_open() && state_->map_options.atomic) {
+  if (is_open() && state_->opts.atomic) {
     discard(view);
   } else if (is_open()) {
     close(view);

@@ -144,10 +144,9 @@ class MAPOUT_API output_file {
   std::string held_message() const;
   // Records EBADF for `operation` unless an earlier failure is kept, and returns it.
   std::error_code not_open(const char* operation) noexcept;
-  // Makes `call` with the caller's cursor and hands the backend's new window back in view.
-  // `may_map`: a call that writes, where the first buffer may hand over to the mapping first.
-  template <class Call>
-  std::error_code forward(window& view, const char* operation, bool may_map, Call call) noexcept;
+  // Why a call cannot be made now (a cursor holds the window, or no file is open), recorded as
+  // refuse() or not_open() do; nothing when it can.
+  std::error_code unavailable(const char* operation) noexcept;
 
   std::unique_ptr<state> state_;
 };
