@@ -1,16 +1,9 @@
-// mapout::output_file: opening (mode, target, strategy) and forwarding each call to the backend
-// in use; the one place a failure becomes a std::error_code and a message.
+// mapout::output_file: forwarding each call to the backend in use, and the one place a failure
+// becomes a std::error_code and a message. Opening is in output_file_open.cpp.
 #include "mapout/output_file.hpp"
 
-#include <sys/stat.h>
-
-#include "backend.hpp"
-#include "buffered_backend.hpp"
 #include "error_text.hpp"
-#include "mapped_backend.hpp"
-#include "replace_session.hpp"
-#include "replacement.hpp"
-#include "target.hpp"
+#include "output_file_state.hpp"
 
 namespace mapout {
 
@@ -22,129 +15,7 @@ std::error_code code_of(const failure& why) noexcept {
   return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
 }
 
-// Opens the descriptor. Mapping needs it readable as well as writable; a file we may write but
-// not read still opens, for the buffered strategy, as std::ofstream would open it.
-failure open_descriptor(const char* path, const detail::open_flags& flags, bool want_map,
-                        detail::descriptor& fd, bool& readable) noexcept {
-  const int common = flags.creation | O_CLOEXEC;
-  if (want_map || flags.read) {
-    fd = detail::descriptor(
-        detail::retry_on_eintr(detail::sys().open, path, O_RDWR | common, mode_t{0666}));
-    readable = static_cast<bool>(fd);
-    if (fd || flags.read || errno != EACCES) return fd ? failure{} : detail::errno_failure("open");
-  }
-  fd = detail::descriptor(
-      detail::retry_on_eintr(detail::sys().open, path, O_WRONLY | common, mode_t{0666}));
-  readable = false;
-  return fd ? failure{} : detail::errno_failure("open");
-}
-
 }  // namespace
-
-// Hidden: the shared library exports output_file's API, not the members of its pimpl.
-struct __attribute__((visibility("hidden"))) output_file::state {
-  std::filesystem::path path;
-  detail::open_file file;
-  std::unique_ptr<detail::backend> backend;
-  options opts;  // as opened: the mapping that takes over from the first buffer is made with them
-  // With options.atomic or write_if_changed: file.fd is a temporary that replaces the target
-  // when close() succeeds.
-  std::unique_ptr<detail::replace_session> session;
-  // A mapout::cursor holds the window: the caller's view is stale until it hands it back.
-  bool held_by_cursor = false;
-  // The last call refused while the cursor holds the window, for error_message(); not sticky.
-  const char* refused = nullptr;
-
-  failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
-
-  // What every call that takes the caller's window does first: its stores up to `put` are
-  // compared.
-  void take_view(const window& view) noexcept {
-    if (session) session->stored_up_to(view.begin);
-  }
-  // And last: the backend's window goes back to the caller, nothing stored in it yet.
-  void give_view(window& view) noexcept {
-    view = backend->current();
-    if (session) session->window_handed_out(*backend);
-  }
-  // The buffer offered the mapping (backend::offers_mapping): the mapping takes over at the
-  // cursor. Where the file cannot be mapped after all, writing goes on through the buffer.
-  // Returns the caller's cursor in the window now in use.
-  char* map_instead_of_buffer(char* put) noexcept;
-  void drop_replacement() noexcept {
-    if (session) {
-      session->drop(file);
-      session.reset();
-    } else {
-      file.fd.close();
-    }
-  }
-};
-
-char* output_file::state::map_instead_of_buffer(char* put) noexcept {
-  if (backend->publish(put)) return backend->current().begin;
-  const std::int64_t position = backend->tell(backend->current().begin);
-  struct stat st;
-  std::unique_ptr<detail::backend> mapped;
-  if (position >= 0 && detail::sys().fstat(file.fd.get(), &st) == 0 &&
-      !detail::mapped_backend::create(file, static_cast<std::uint64_t>(st.st_size),
-                                      static_cast<std::uint64_t>(position), opts, mapped)) {
-    backend = std::move(mapped);
-  }
-  if (session) session->window_handed_out(*backend);
-  return backend->current().begin;
-}
-
-failure output_file::state::open(const char* path, std::ios_base::openmode mode,
-                                 const options& opts) noexcept {
-  detail::open_flags flags;
-  if (!detail::to_open_flags(mode, flags)) return {EINVAL, "open mode"};
-  // Only what is, or will be, a regular file is opened for mapping: a FIFO opened for reading and
-  // writing would not wait for its reader as std::ofstream does. Appending never maps: every
-  // write must land at the end, wherever other writers left it.
-  bool want_map = opts.strategy != strategy::buffered && !flags.append;
-  bool replace = opts.atomic || opts.write_if_changed;
-  // Replacing would have to copy the bytes a mode keeps; and a device or FIFO is no file to
-  // replace, so it is written as it would be without the options.
-  if (replace && !(flags.creation & O_TRUNC)) {
-    return {EINVAL, "open", detail::replacement_refusal(opts, flags)};
-  }
-  struct stat st;
-  if ((want_map || replace) && detail::sys().stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (replace && S_ISDIR(st.st_mode)) return {EISDIR, "open"};
-    want_map = false;
-    replace = false;
-  }
-  bool readable = replace;
-  if (replace) {
-    if (failure why = detail::replace_session::open(path, opts, file, session)) return why;
-  } else if (failure why = open_descriptor(path, flags, want_map, file.fd, readable)) {
-    return why;
-  }
-  if (detail::sys().fstat(file.fd.get(), &st) != 0) return detail::errno_failure("fstat");
-  const detail::target_kind kind =
-      want_map && readable ? detail::kind_of(file.fd.get()) : detail::target_kind::unmappable;
-  if (opts.strategy == strategy::mapped && !flags.append) {
-    if (kind == detail::target_kind::unmappable) return {ENODEV, "map"};
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    return detail::mapped_backend::create(file, size, flags.at_end ? size : 0, opts, backend);
-  }
-  detail::mapping_offer offer;
-  offer.when_full =
-      kind == detail::target_kind::mapping_wins && opts.strategy == strategy::automatic;
-  offer.when_scattered =
-      kind != detail::target_kind::unmappable && opts.strategy == strategy::automatic;
-  // A flush that shows the bytes costs a write(2) in the buffer, two size changes on the mapping.
-  if (opts.flush_publishes) offer = {};
-  if (flags.at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
-    return detail::errno_failure("lseek");
-  }
-  // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
-  const bool write_on_flush = !S_ISREG(st.st_mode) || flags.append;
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  return detail::buffered_backend::create(file, opts.buffer_size, write_on_flush, !write_on_flush,
-                                          size, flags.at_end ? size : 0, offer, backend);
-}
 
 output_file::output_file() noexcept = default;
 output_file::output_file(output_file&& other) noexcept {
