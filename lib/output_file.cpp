@@ -44,7 +44,7 @@ void output_file::take_unless_held(output_file& other) noexcept {
   } catch (...) {
     // The message goes without the path.
   }
-  state_->file.error = {EBUSY, "move (a mapout::cursor holds the window)"};
+  state_->file.error = {EBUSY, "move", "held by a mapout::cursor"};
 }
 output_file::~output_file() {
   if (!is_open()) return;
