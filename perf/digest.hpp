@@ -61,6 +61,9 @@ class digest {
 
 // The digest of what the workload should produce, by formatting it with std::to_chars.
 digest expected_digest(const workload& work);
+// expected_digest's, except that the numbers workloads' doubles are fmt's "{}" (its shortest round
+// trip) instead of %g: what print with "{}" writes.
+digest shortest_digest(const workload& work);
 // The digest of a file's bytes; throws std::system_error when it cannot be read.
 digest file_digest(const std::string& path);
 

@@ -194,7 +194,8 @@ std::vector<cell> run_plan(const plan& p, const std::vector<writer>& writers, co
                 digest written;
                 c.samples.push_back(run_once(w, work, path, &written));
                 if (round == 0) {
-                  c.verified = (w.memory_digest ? written : file_digest(path)) == expected;
+                  c.verified = (w.memory_digest ? written : file_digest(path)) ==
+                               (w.reference ? w.reference(work) : expected);
                   if (!c.verified) c.error = "output differs from the expected bytes";
                 }
               } catch (const std::exception& e) {

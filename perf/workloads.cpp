@@ -11,9 +11,9 @@
 namespace perf {
 namespace {
 
-constexpr const char* workload_names[] = {"bytes",     "tokens",    "lines",   "blocks-4k",
-                                          "blocks-1m", "patch",     "toc",     "scatter",
-                                          "random-16", "random-64", "numbers", "doubles"};
+constexpr const char* workload_names[] = {"bytes",   "tokens",  "lines",   "blocks-4k", "blocks-1m",
+                                          "patch",   "toc",     "scatter", "random-16", "random-64",
+                                          "numbers", "doubles", "table"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -148,6 +148,15 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
       while (work.bytes < size) {
         work.bytes += static_cast<std::uint64_t>(
             format_line(line, static_cast<std::uint32_t>(work.count)) - line);
+        ++work.count;
+      }
+      break;
+    }
+    case workload_kind::table: {
+      char line[max_line_size];
+      while (work.bytes < size) {
+        work.bytes += static_cast<std::uint64_t>(
+            format_table_line(line, static_cast<std::uint32_t>(work.count)) - line);
         ++work.count;
       }
       break;

@@ -20,7 +20,8 @@ namespace perf {
 // length written after its body), toc (a header of record offsets filled in at the end), scatter
 // (4 KiB blocks written once each in shuffled order), random (records of 16 or 64 bytes at
 // random slots of a file laid out first, as an index or a hash table in a file is filled),
-// numbers (CSV rows of a long and two doubles) and doubles (one double a line).
+// numbers (CSV rows of a long and two doubles) and doubles (one double a line); table, the lines
+// of a code generator that prints a table with a string literal among its arguments.
 enum class workload_kind {
   bytes,
   tokens,
@@ -33,7 +34,8 @@ enum class workload_kind {
   random_16,
   random_64,
   numbers,
-  doubles
+  doubles,
+  table
 };
 
 constexpr workload_kind streaming_workload_kinds[] = {
@@ -43,7 +45,8 @@ constexpr workload_kind all_workload_kinds[] = {
     workload_kind::bytes,     workload_kind::tokens,    workload_kind::lines,
     workload_kind::blocks_4k, workload_kind::blocks_1m, workload_kind::patch,
     workload_kind::toc,       workload_kind::scatter,   workload_kind::random_16,
-    workload_kind::random_64, workload_kind::numbers,   workload_kind::doubles};
+    workload_kind::random_64, workload_kind::numbers,   workload_kind::doubles,
+    workload_kind::table};
 constexpr std::size_t workload_kind_count = std::size(all_workload_kinds);
 
 constexpr bool is_random(workload_kind kind) noexcept {
@@ -57,6 +60,12 @@ constexpr bool is_seeking(workload_kind kind) noexcept {
 
 constexpr bool is_numbers(workload_kind kind) noexcept {
   return kind == workload_kind::numbers || kind == workload_kind::doubles;
+}
+
+// The workloads of formatting calls that only some writers make (<<, print): numbers, doubles,
+// table.
+constexpr bool is_formatting(workload_kind kind) noexcept {
+  return is_numbers(kind) || kind == workload_kind::table;
 }
 
 const char* name_of(workload_kind kind) noexcept;
@@ -182,6 +191,26 @@ inline char* format_number_row(char* out, long id, double x, double y) noexcept 
   return format_number_line(out, y);
 }
 
+// The table workload's line i, as print("  table[{}] = {{{}, \"{}\"}};\n", i, i * 7, "entry")
+// writes it.
+constexpr std::string_view table_head = "  table[";
+constexpr std::string_view table_middle = "] = {";
+constexpr std::string_view table_tail = ", \"entry\"};\n";
+inline char* format_table_line(char* out, std::uint32_t i) noexcept {
+  out = std::copy(table_head.begin(), table_head.end(), out);
+  out = std::to_chars(out, out + max_digits, i).ptr;
+  out = std::copy(table_middle.begin(), table_middle.end(), out);
+  out = std::to_chars(out, out + max_digits, i * 7).ptr;
+  return std::copy(table_tail.begin(), table_tail.end(), out);
+}
+
+// Whether a Sink has the table workload's call, table_line(std::uint32_t i).
+template <class Sink, class = void>
+struct can_print_table : std::false_type {};
+template <class Sink>
+struct can_print_table<Sink, std::void_t<decltype(std::declval<Sink&>().table_line(0u))>>
+    : std::true_type {};
+
 // Whether a Sink has the numbers workloads' calls, row(long, double, double) and number(double).
 template <class Sink, class = void>
 struct can_print_numbers : std::false_type {};
@@ -274,7 +303,9 @@ void emit_seeking(const workload& work, Sink& out) {
 //   block(const char*, std::size_t)     the blocks workloads; at the current offset when seeking
 // and, for the seeking workloads, the calls emit_seeking() lists; for the numbers workloads,
 //   row(long id, double x, double y)    one CSV row
-//   number(double x)                    one double and a newline.
+//   number(double x)                    one double and a newline
+// and for the table workload
+//   table_line(std::uint32_t i)         "  table[<i>] = {<i * 7>, \"entry\"};\n".
 // The loops are templates so that each writer's calls are inlined into them, as in a real program.
 template <class Sink>
 void emit(const workload& work, Sink& out) {
@@ -323,6 +354,13 @@ void emit(const workload& work, Sink& out) {
       } else {
         throw std::logic_error(std::string("this writer prints no numbers: no ") +
                                name_of(work.kind));
+      }
+      break;
+    case workload_kind::table:
+      if constexpr (can_print_table<Sink>::value) {
+        for (std::uint32_t i = 0; i < work.count; ++i) out.table_line(i);
+      } else {
+        throw std::logic_error("this writer prints no table");
       }
       break;
     case workload_kind::patch:

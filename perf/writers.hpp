@@ -28,6 +28,9 @@ struct writer {
   void (*run)(const workload&, const std::string& path) = nullptr;
   // For a writer into memory instead of a file, the digest of what it wrote.
   digest (*memory_digest)() = nullptr;
+  // The digest its output must have when it is not the workload's expected_digest (print's "{}"
+  // of doubles: shortest_digest).
+  digest (*reference)(const workload&) = nullptr;
 
   const char* api(workload_kind kind) const { return apis[static_cast<std::size_t>(kind)]; }
 };
@@ -63,5 +66,7 @@ void add_syscall_writers(std::vector<writer>& list);
 void add_mmap_writers(std::vector<writer>& list);
 void add_mapout_writers(std::vector<writer>& list);
 void add_cursor_writers(std::vector<writer>& list);
+// print compiled as C++20, where a literal format is cut when compiling (writers_print_cxx20.cpp).
+void add_print_cxx20_writers(std::vector<writer>& list);
 
 }  // namespace perf

@@ -9,6 +9,7 @@
 
 #include <system_error>
 
+#include "print_sink.hpp"
 #include "writers.hpp"
 
 namespace perf {
@@ -71,53 +72,6 @@ void run_cursor_print(const workload& work, const std::string& path) {
   run_through_cursor<Options, true>(work, path);
 }
 
-// print for lines straight on the stream, the format parsed on every call as fmt::output_file
-// parses it, or compiled (FMT_COMPILE).
-template <bool Compiled>
-class print_sink {
- public:
-  explicit print_sink(const std::string& path) : out_(path, std::ios::binary) {
-    if (!out_.is_open() || !out_) throw_errno("open", path);
-  }
-  void byte(char c) { out_.put(c); }
-  void token(std::string_view text) {
-    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
-  }
-  void line(std::uint32_t i, std::uint32_t value) {
-    if constexpr (Compiled) {
-      mapout::print(out_, FMT_COMPILE("    {{ \"field_{}\", {}, {} }},\n"), i, i, value);
-    } else {
-      mapout::print(out_, FMT_STRING("    {{ \"field_{}\", {}, {} }},\n"), i, i, value);
-    }
-  }
-  void block(const char* data, std::size_t size) {
-    out_.write(data, static_cast<std::streamsize>(size));
-  }
-  // "{:g}": the bytes of printf's %g, which every numbers row writes; "{}" would be fmt's
-  // shortest round trip.
-  void row(long id, double x, double y) {
-    if constexpr (Compiled) {
-      mapout::print(out_, FMT_COMPILE("{},{:g},{:g}\n"), id, x, y);
-    } else {
-      mapout::print(out_, FMT_STRING("{},{:g},{:g}\n"), id, x, y);
-    }
-  }
-  void number(double x) {
-    if constexpr (Compiled) {
-      mapout::print(out_, FMT_COMPILE("{:g}\n"), x);
-    } else {
-      mapout::print(out_, FMT_STRING("{:g}\n"), x);
-    }
-  }
-  void close() {
-    out_.close();
-    if (!out_) throw std::system_error(out_.error(), out_.error_message());
-  }
-
- private:
-  mapout::ostream out_;
-};
-
 writer cursor_writer(std::string id, std::string label,
                      void (*run)(const workload&, const std::string&), bool every_workload) {
   writer w;
@@ -148,19 +102,24 @@ void add_cursor_writers(std::vector<writer>& list) {
                                false));
 #endif
 
-  writer print;
-  print.id = "mapout-print";
-  print.label = "mapout::print";
-  print.apis = {nullptr, nullptr, "print", nullptr, nullptr, nullptr,
-                nullptr, nullptr, nullptr, nullptr, "print", "print"};
-  print.run = run_sink<print_sink<false>>;
-  list.push_back(print);
-
-  writer compiled = print;
-  compiled.id = "mapout-print-compiled";
-  compiled.label = "mapout::print FMT_COMPILE";
-  compiled.run = run_sink<print_sink<true>>;
-  list.push_back(compiled);
+  // print straight on the stream: the format parsed on every call as fmt::output_file parses it
+  // (a literal), checked when compiling (FMT_STRING), or compiled (FMT_COMPILE).
+  const auto every = {workload_kind::lines, workload_kind::numbers, workload_kind::doubles,
+                      workload_kind::table};
+  list.push_back(
+      print_writer<print_format::checked>("mapout-print", "mapout::print", print_apis(every)));
+  list.push_back(print_writer<print_format::compiled>(
+      "mapout-print-compiled", "mapout::print FMT_COMPILE", print_apis(every)));
+  writer general = print_writer<print_format::checked, double_format::general>(
+      "mapout-print-g", "mapout::print {:g}",
+      print_apis({workload_kind::numbers, workload_kind::doubles}));
+  general.quick = false;
+  list.push_back(general);
+  writer literal =
+      print_writer<print_format::literal>("mapout-print-literal", "mapout::print literal",
+                                          print_apis({workload_kind::lines, workload_kind::table}));
+  literal.quick = false;
+  list.push_back(literal);
 
   writer cursor_print;
   cursor_print.id = "mapout-cursor-print";

@@ -2,8 +2,12 @@
 // window ends and seeks, every argument type fmt takes, and fmt's own errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -382,6 +386,129 @@ TEST(Print, LiteralFormatsAtEveryWindowEnd) {
       }
       expected += fmt::format("[{}]", static_cast<unsigned long>(i + 20));
       expected += fmt::format("{:>4}|", i);
+    }
+    return expected;
+  });
+}
+
+namespace {
+
+// A double of one of the classes where shortest formatting goes wrong first: zeros, subnormals,
+// the extremes, integers held in doubles, fmt's switch between fixed and exponent, infinities,
+// NaN with either sign, and any bit pattern.
+double random_double(std::mt19937_64& random) {
+  constexpr double limits[] = {
+      0.0,
+      -0.0,
+      std::numeric_limits<double>::denorm_min(),
+      -std::numeric_limits<double>::denorm_min(),
+      std::numeric_limits<double>::min(),
+      std::numeric_limits<double>::max(),
+      std::numeric_limits<double>::lowest(),
+      std::numeric_limits<double>::epsilon(),
+      std::numeric_limits<double>::infinity(),
+      -std::numeric_limits<double>::infinity(),
+      std::numeric_limits<double>::quiet_NaN(),
+      -std::numeric_limits<double>::quiet_NaN(),
+      1e-5,
+      1e-4,
+      9.999999999999999e15,
+      1e16,
+      -2.2250738585072014e-308,
+      -1.2345678901234567e-100,
+      -0.00012345678901234567,
+      -1234567890123456.7,
+  };
+  const auto bits = [](std::uint64_t word) {
+    double value;
+    std::memcpy(&value, &word, sizeof value);
+    return value;
+  };
+  switch (random() % 6) {
+    case 0:
+      return limits[random() % std::size(limits)];
+    case 1:  // a subnormal: exponent bits zero
+      return bits(random() & ((std::uint64_t{1} << 52) - 1)) * (random() % 2 ? 1 : -1);
+    case 2:  // an integer, up to 2^53 and beyond
+      return static_cast<double>(static_cast<std::int64_t>(random() >> (random() % 64))) *
+             (random() % 2 ? 1 : -1);
+    case 3:  // near fmt's fixed-or-exponent boundaries, 1e-5 and 1e16
+      return std::ldexp(static_cast<double>(random() >> 11), -53) * (random() % 2 ? 1e-4 : 1e16) *
+             (random() % 2 ? 1 : 10);
+    case 4:
+      return std::normal_distribution<double>(0, 1e3)(random);
+    default:
+      return bits(random());
+  }
+}
+
+}  // namespace
+
+// "{}" of a double or float on the plain path is fmt's shortest round trip, byte for byte what
+// fmt::format writes, through FMT_STRING, FMT_COMPILE and a literal, on the stream and a cursor,
+// windows of many sizes so that the room check and the way around it both run.
+TEST(Print, ShortestFloatingPointMatchesFmtFormatInEveryValueClass) {
+  temp_dir dir;
+  std::mt19937_64 random(20261201);
+  for (int file = 0; file < 40; ++file) {
+    const auto path = dir / ("shortest" + std::to_string(file));
+    mapout::ostream out(path, std::ios::out, mapout::test::buffered(1 + random() % 300));
+    std::string expected;
+    for (int row = 0; row < 2500; ++row) {
+      const double x = random_double(random);
+      const double y = random_double(random);
+      const auto narrow = static_cast<float>(random_double(random));
+      const long id = static_cast<long>(random());
+      switch (random() % 5) {
+        case 0:
+          mapout::print(out, FMT_STRING("{},{},{}\n"), id, x, y);
+          break;
+        case 1:
+          mapout::print(out, FMT_COMPILE("{},{},{}\n"), id, x, y);
+          break;
+        case 2:
+          mapout::print(out, "{},{},{}\n", id, x, y);
+          break;
+        case 3: {
+          mapout::cursor put(out);
+          mapout::print(put, FMT_STRING("{},{},{}\n"), id, x, y);
+          break;
+        }
+        default: {
+          mapout::cursor put(out);
+          mapout::print(put, "{},{},{}\n", id, x, y);
+          break;
+        }
+      }
+      expected += fmt::format("{},{},{}\n", id, x, y);
+      mapout::print(out, FMT_STRING("{}|"), narrow);
+      expected += fmt::format("{}|", narrow);
+    }
+    out.close();
+    ASSERT_TRUE(out.good());
+    const std::string written = read_file(path);
+    const auto differs =
+        std::mismatch(written.begin(), written.end(), expected.begin(), expected.end());
+    const auto at = static_cast<std::size_t>(differs.first - written.begin());
+    const std::size_t line =
+        expected.rfind('\n', at) == std::string::npos ? 0 : expected.rfind('\n', at) + 1;
+    ASSERT_EQ(written.substr(line, 80), expected.substr(line, 80)) << "at byte " << at;
+    ASSERT_EQ(written.size(), expected.size());
+  }
+}
+
+// The longest texts a double makes, at every window end: the bound the room check takes is theirs.
+TEST(Print, LongestShortestDoublesAtEveryWindowEnd) {
+  temp_dir dir;
+  at_every_window_end(dir, 80, 1, [](mapout::ostream& out) {
+    std::string expected;
+    for (const double x : {-2.2250738585072014e-308, -1.2345678901234567e-100,
+                           -0.00012345678901234567, -1234567890123456.7, -5e-324}) {
+      mapout::print(out, FMT_STRING("{}|{}\n"), x, static_cast<float>(x));
+      expected += fmt::format("{}|{}\n", x, static_cast<float>(x));
+      mapout::cursor put(out);
+      mapout::print(put, FMT_COMPILE("{}"), x);
+      expected += fmt::format("{}", x);
     }
     return expected;
   });

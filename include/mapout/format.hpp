@@ -66,7 +66,7 @@ struct plain_format {
 };
 
 // The types whose "{}" mapout writes itself, exactly as fmt does: integers in decimal as
-// std::to_chars writes them, char, bool, std::string and std::string_view.
+// std::to_chars writes them, char, bool, strings, and double and float through fmt's own code.
 template <typename T>
 constexpr bool is_plain_integer =
     std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
@@ -76,10 +76,19 @@ constexpr bool is_plain_integer =
 template <typename T>
 constexpr bool is_c_string =
     std::is_same_v<std::decay_t<T>, const char*> || std::is_same_v<std::decay_t<T>, char*>;
+// Floating point in "{}" is fmt's shortest round trip, fixed or exponent as fmt chooses them, so
+// fmt's own code for a compiled "{}" writes it (std::to_chars' shortest chooses differently:
+// "1e+06" where fmt writes "1000000").
+template <typename T>
+constexpr bool is_plain_floating = std::is_same_v<T, double> || std::is_same_v<T, float>;
+// The longest such text: a sign, 17 digits, the point and "e-308"; fmt writes fixed notation only
+// for exponents from -4 to 15, at most 23 characters.
+constexpr std::size_t longest_floating_text = 24;
 template <typename T>
 constexpr bool is_plain_field =
     is_plain_integer<T> || std::is_same_v<T, bool> || std::is_same_v<T, char> ||
-    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> || is_c_string<T>;
+    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> || is_c_string<T> ||
+    is_plain_floating<T>;
 
 // Whether print writes `format` of `T...` itself: every field a plain "{}" of a plain type.
 template <typename S, typename... T>
@@ -100,6 +109,8 @@ std::size_t longest_field(const T& value) noexcept {
     return 5;
   } else if constexpr (std::is_same_v<T, char>) {
     return 1;
+  } else if constexpr (is_plain_floating<T>) {
+    return longest_floating_text;
   } else if constexpr (is_c_string<T>) {
     // fmt reports a null pointer: longer than any window, so that fmt sees it.
     if constexpr (std::is_pointer_v<T>) {
@@ -123,6 +134,8 @@ char* put_field(char* put, const T& value) noexcept {
   } else if constexpr (std::is_same_v<T, char>) {
     *put = value;
     return put + 1;
+  } else if constexpr (is_plain_floating<T>) {
+    return fmt::format_to(put, FMT_COMPILE("{}"), value);
   } else if constexpr (is_c_string<T>) {
     const std::size_t size = std::strlen(value);
     copy_short(put, value, size);
@@ -171,6 +184,8 @@ std::ptrdiff_t longest_plain_text(const T& value) noexcept {
     return 1;
   } else if constexpr (std::is_integral_v<type>) {
     return sizeof(type) <= 8 ? 20 : 40;
+  } else if constexpr (is_plain_floating<type>) {
+    return static_cast<std::ptrdiff_t>(longest_floating_text);
   } else if constexpr (is_c_string<type>) {
     if constexpr (std::is_pointer_v<type>) {
       if (value == nullptr) return -1;
@@ -306,10 +321,12 @@ inline void write_text(cursor& out, const fmt::memory_buffer& text) {
 // A format parsed at run time, as fmt parses it, into a buffer first: a field may fail after
 // others were formatted, and the window may hold the file's bytes (after a seek back) that
 // std::ofstream << fmt::format(...) would leave as they were.
+// fmt::appender, not std::back_inserter: with the latter fmt formats into a scratch array of its
+// own and copies each full one into the buffer, a fifth of print's instructions on short lines.
 template <typename Out>
 void print_parsed(Out& out, fmt::string_view format, fmt::format_args args) {
   fmt::memory_buffer text;
-  fmt::vformat_to(std::back_inserter(text), format, args);
+  fmt::vformat_to(fmt::appender(text), format, args);
   write_text(out, text);
 }
 
@@ -323,6 +340,8 @@ void print_known(Out& out, const S& format, const T&... args) {
   }
   if constexpr (is_compiled_format<S>) {
     if (formatted_store::into_compiled(out, format, args...)) return;
+    // Not fmt::appender here: with it GCC 12 warns falsely under C++20 (-Wstringop-overflow in
+    // fmt's format_decimal), and this is only the way for text longer than the window.
     fmt::memory_buffer text;
     fmt::format_to(std::back_inserter(text), format, args...);
     write_text(out, text);
@@ -443,19 +462,22 @@ void print_literal(Out& out, const F& format, const T&... args) {
 // The format string is checked when compiling through FMT_STRING or FMT_COMPILE, and for every
 // literal under C++20; a string known only at run time goes through fmt::runtime and may throw
 // fmt::format_error. A format known when compiling whose fields are all a plain "{}" of integers,
-// char, bool, C strings, std::string or std::string_view is written by mapout itself, one room
-// check and then stores, at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into
+// char, bool, C strings, std::string, std::string_view, double or float is written by mapout
+// itself, one room check and then stores (a double as fmt's shortest round trip, byte for byte
+// fmt::format's), at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into
 // formatting code, a third of the instructions of parsing it on every call (docs/decisions.md,
 // "print").
 #if __cplusplus >= 202002L && defined(__cpp_consteval)
+// The cut literal by reference: it is some 440 bytes, which a parameter by value copied on every
+// call (60 of the 376 instructions of a short generated line).
 template <typename... T>
-ostream& print(ostream& out, detail::literal_format_for<T...> format, T&&... args) {
+ostream& print(ostream& out, const detail::literal_format_for<T...>& format, T&&... args) {
   detail::print_literal(out, format, args...);
   return out;
 }
 
 template <typename... T>
-cursor& print(cursor& out, detail::literal_format_for<T...> format, T&&... args) {
+cursor& print(cursor& out, const detail::literal_format_for<T...>& format, T&&... args) {
   detail::print_literal(out, format, args...);
   return out;
 }
