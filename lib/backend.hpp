@@ -7,12 +7,10 @@
 #include <cstdint>
 #include <ios>
 
-#include "mapout/output_file.hpp"
+#include "mapout/window.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
-
-using window = output_file::window;
 
 // What output_file keeps of an open file, whichever backend writes it.
 struct open_file {
@@ -40,7 +38,7 @@ class backend {
 
   const window& current() const noexcept { return window_; }
   // See output_file::seekable: where the caller may move its cursor with no call.
-  virtual output_file::seek_range seekable() const noexcept { return {}; }
+  virtual seek_range seekable() const noexcept { return {}; }
   virtual bool is_mapped() const noexcept = 0;
 
   // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.
@@ -59,14 +57,17 @@ class backend {
   }
   // Leaves the file as close() must, whatever failed before; the owner closes the descriptor.
   virtual failure finish(char* put) noexcept = 0;
-  // True when the writer keeps seeking to store a few bytes elsewhere, what a mapping serves best.
-  virtual bool writes_scattered_records() const noexcept { return false; }
+  // Set by the call just made when the file may be mapped now: the mapping takes over at the
+  // cursor. A make_room() or write() that offers it did nothing and is to be made again on the
+  // backend in use then; a seek() that offers it is done. Offered once for each reason.
+  bool offers_mapping() const noexcept { return offers_mapping_; }
 
  protected:
   int fd() const noexcept { return file_.fd.get(); }
 
   open_file& file_;
   window window_;
+  bool offers_mapping_ = false;
 };
 
 }  // namespace mapout::detail

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -14,7 +15,7 @@ namespace mapout::detail {
 
 failure buffered_backend::create(open_file& file, std::size_t capacity, bool write_on_flush,
                                  bool positioned, std::uint64_t size, std::uint64_t position,
-                                 std::unique_ptr<backend>& out) noexcept {
+                                 mapping_offer offer, std::unique_ptr<backend>& out) noexcept {
   if (capacity == 0) capacity = 1;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[capacity]);
   if (!buffer) return {ENOMEM, "allocate buffer"};
@@ -24,6 +25,7 @@ failure buffered_backend::create(open_file& file, std::size_t capacity, bool wri
   created->positioned_ = positioned;
   created->base_ = created->descriptor_offset_ = position;
   created->size_ = size;
+  created->offer_ = offer;
   out = std::move(created);
   return {};
 }
@@ -41,7 +43,7 @@ std::size_t buffered_backend::filled(const char* put) const noexcept {
   return std::max(filled_, static_cast<std::size_t>(put - buffer_.get()));
 }
 
-failure buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
+inline failure buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
   if (size == 0) return {};
   const bool at_offset = !positioned_ || base_ == descriptor_offset_;
   const char* operation = at_offset ? "write" : "pwrite";
@@ -60,6 +62,23 @@ failure buffered_backend::write_at_base(const char* data, std::size_t size) noex
   return {};
 }
 
+bool buffered_backend::offered_mapping(char* put) noexcept {
+  offers_mapping_ = offer_.when_full;
+  if (!offers_mapping_) return false;
+  offer_.when_full = false;
+  window_.begin = put;
+  return true;
+}
+
+void buffered_backend::assert_invariant() const noexcept {
+  char* const buffer_end = buffer_.get() + capacity_;
+  assert(window_.begin >= buffer_.get() && window_.begin <= window_.end);
+  assert(window_.end == buffer_end || window_.end == buffer_.get());
+  assert(filled_ <= capacity_ && (positioned_ || filled_ == 0));
+  assert(!positioned_ || descriptor_offset_ <= size_);
+  (void)buffer_end;
+}
+
 failure buffered_backend::write_out(char* put) noexcept {
   const std::size_t pending = filled(put);
   const std::uint64_t cursor = base_ + static_cast<std::uint64_t>(put - buffer_.get());
@@ -73,15 +92,18 @@ failure buffered_backend::write_out(char* put) noexcept {
   window_ = {buffer_.get(), buffer_.get() + capacity_};
   if (failure why = write_at_base(buffer_.get(), pending)) return why;
   base_ = cursor;
+  assert_invariant();
   return {};
 }
 
 failure buffered_backend::make_room(char* put, std::size_t) noexcept {
+  if (offered_mapping(put)) return {};
   short_stretches_ = 0;  // a stretch that fills the buffer is streaming
   return write_out(put);
 }
 
 failure buffered_backend::write(char* put, const char* data, std::size_t size) noexcept {
+  if (offered_mapping(put)) return {};
   if (size <= static_cast<std::size_t>(window_.end - put) && !file_.error) {
     std::memcpy(put, data, size);
     window_.begin = put + size;
@@ -104,6 +126,7 @@ std::int64_t buffered_backend::tell(const char* put) const noexcept {
 
 std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                                     failure& why) noexcept {
+  offers_mapping_ = false;
   if (!positioned_) {
     if ((why = write_out(put))) return -1;
     const int whence = dir == std::ios_base::beg   ? SEEK_SET
@@ -137,6 +160,10 @@ std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_bas
   short_stretches_ = filled_ < short_stretch ? short_stretches_ + 1 : 0;
   if ((why = write_out(put))) return -1;
   base_ = target;
+  if (offer_.when_scattered && short_stretches_ >= scattered_after) {
+    offer_ = {};
+    offers_mapping_ = true;
+  }
   return static_cast<std::int64_t>(target);
 }
 

@@ -14,6 +14,16 @@ namespace mapout::detail {
 // buffer"). A stretch that starts where the descriptor's offset stands goes out with write(2),
 // any other with pwrite(2). Elsewhere (pipes, devices, append mode) writes go through the
 // descriptor's own offset, as with std::filebuf: a seek is an lseek(2) after the buffer is out.
+// On strategy::automatic, when the buffer may hand the file over to a mapping (offers_mapping()).
+struct mapping_offer {
+  // At the first call that finds the buffer used up, so that small files never pay for a mapping
+  // (docs/decisions.md, "first buffer").
+  bool when_full = false;
+  // At a seek that finds the writer storing small records at scattered offsets
+  // (docs/decisions.md, "random").
+  bool when_scattered = false;
+};
+
 class buffered_backend final : public backend {
  public:
   // `write_on_flush`: flush() writes the buffer out, as std::filebuf's does, for a reader at the
@@ -22,21 +32,19 @@ class buffered_backend final : public backend {
   // file not opened for appending) and is `size` bytes long, with the descriptor at `position`.
   // Fails only when the buffer cannot be allocated.
   static failure create(open_file& file, std::size_t capacity, bool write_on_flush, bool positioned,
-                        std::uint64_t size, std::uint64_t position,
+                        std::uint64_t size, std::uint64_t position, mapping_offer offer,
                         std::unique_ptr<backend>& out) noexcept;
 
   bool is_mapped() const noexcept override { return false; }
-  failure make_room(char* put, std::size_t wanted) noexcept override;
-  failure write(char* put, const char* data, std::size_t size) noexcept override;
+  // Flattened: from a full buffer to write(2) in one frame (docs/decisions.md, "slow path").
+  [[gnu::flatten]] failure make_room(char* put, std::size_t wanted) noexcept override;
+  [[gnu::flatten]] failure write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;
   std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                     failure& why) noexcept override;
   failure flush(char* put) noexcept override;
   failure publish(char* put) noexcept override;
   failure finish(char* put) noexcept override;
-  bool writes_scattered_records() const noexcept override {
-    return short_stretches_ >= scattered_after;
-  }
 
  private:
   // Seeks out of the buffer, each after a stretch shorter than short_stretch and with no full
@@ -51,10 +59,18 @@ class buffered_backend final : public backend {
   std::size_t filled(const char* put) const noexcept;
   // Writes the buffer's stretch out and makes the whole buffer the window again, at the cursor.
   failure write_out(char* put) noexcept;
+  // Declines the call at `put` when the mapping may take over now that the buffer is used up.
+  bool offered_mapping(char* put) noexcept;
+  void assert_invariant() const noexcept;
   // Writes `size` bytes at base_ (at the descriptor's offset unless positioned_), across short
   // writes, and moves base_ past them.
-  failure write_at_base(const char* data, std::size_t size) noexcept;
+  [[gnu::always_inline]] inline failure write_at_base(const char* data, std::size_t size) noexcept;
 
+  // Invariant, between calls (assert_invariant):
+  // - window_ lies in the buffer and ends at its end, or is empty at its start after a lost write;
+  // - filled_ counts bytes of the buffer, and is 0 unless positioned_;
+  // - while positioned_, base_ + the bytes filled is at most size_ only after a seek back, and
+  //   descriptor_offset_ is where the last write(2) ended.
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_;
   bool write_on_flush_;
@@ -67,6 +83,7 @@ class buffered_backend final : public backend {
   // The bytes behind the cursor that still hold output after a seek back inside the buffer.
   std::size_t filled_ = 0;
   std::uint64_t short_stretches_ = 0;
+  mapping_offer offer_;
 };
 
 }  // namespace mapout::detail

@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "error_text.hpp"
 #include "mapout/output_file.hpp"
 #include "sys.hpp"
 
@@ -33,13 +34,13 @@ char* empty_window(handle& h) noexcept {
 
 // The window output_file expects, its begin the cursor: where the inline functions left off, or
 // the file's own window when they were shown an empty one.
-mapout::output_file::window view_of(handle& h) noexcept {
-  return h.put == empty_window(h) ? h.file.current() : mapout::output_file::window{h.put, h.end};
+mapout::window view_of(handle& h) noexcept {
+  return h.put == empty_window(h) ? h.file.current() : mapout::window{h.put, h.end};
 }
 
 // After each call: the window the file handed back, or an empty one once writing has failed, so
 // that every later write reaches the library and fails there too.
-void show_window(handle& h, const mapout::output_file::window& window) noexcept {
+void show_window(handle& h, const mapout::window& window) noexcept {
   if (h.file.error() || window.begin == nullptr) {
     h.put = h.end = empty_window(h);
   } else {
@@ -59,9 +60,9 @@ int errno_of(std::error_code ec) noexcept {
 void remember(handle& h, std::error_code ec, const char* operation) noexcept {
   if (!h.first_error.empty()) return;
   try {
-    h.first_error = h.file.error() == ec ? h.file.error_message()
-                                         : "mapout: " + std::string(operation) + " '" +
-                                               h.file.path().string() + "': " + ec.message();
+    h.first_error = h.file.error() == ec
+                        ? h.file.error_message()
+                        : mapout::detail::error_text(operation, h.file.path(), ec.message());
   } catch (const std::bad_alloc&) {
     // The message is lost; errno still says what failed.
   }
@@ -80,8 +81,8 @@ int fail(handle& h, std::errc code, const char* operation) noexcept {
 
 // Makes one of output_file's calls that take only the window: 0, or -1 with errno set.
 int with_window(handle& h, const char* operation,
-                std::error_code (mapout::output_file::*call)(mapout::output_file::window&)) {
-  mapout::output_file::window view = view_of(h);
+                std::error_code (mapout::output_file::*call)(mapout::window&)) {
+  mapout::window view = view_of(h);
   const std::error_code ec = (h.file.*call)(view);
   show_window(h, view);
   return ec ? fail(h, ec, operation) : 0;
@@ -129,7 +130,7 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   to.buffer_size = from.buffer_size;
   to.strategy = static_cast<mapout::strategy>(from.strategy);
   to.extension = static_cast<mapout::extension>(from.extension);
-  to.guard_truncation = from.guard_truncation != 0;
+  to.guard_faults = from.guard_truncation != 0;
   to.atomic = from.atomic != 0;
   to.write_if_changed = from.write_if_changed != 0;
   to.durable = from.durable != 0;
@@ -161,7 +162,7 @@ std::error_code open_exclusive(handle& h, const char* path, const open_request& 
       request.replace ? sys().stat(path, &opened) : sys().fstat(h.file.native_handle(), &opened);
   if (!ec && (found != 0 || opened.st_dev != created.st_dev || opened.st_ino != created.st_ino)) {
     // Replaced in between by another process: leave its file as it is.
-    mapout::output_file::window view = h.file.current();
+    mapout::window view = h.file.current();
     h.file.discard(view);
     return std::make_error_code(std::errc::file_exists);
   }
@@ -183,7 +184,7 @@ void mapout_options_init(mapout_options* options) {
   options->buffer_size = defaults.buffer_size;
   options->strategy = static_cast<int>(defaults.strategy);
   options->extension = static_cast<int>(defaults.extension);
-  options->guard_truncation = defaults.guard_truncation ? 1 : 0;
+  options->guard_truncation = defaults.guard_faults ? 1 : 0;
   options->atomic = defaults.atomic ? 1 : 0;
   options->write_if_changed = defaults.write_if_changed ? 1 : 0;
   options->durable = defaults.durable ? 1 : 0;
@@ -225,7 +226,7 @@ mapout_file* mapout_open(const char* path, const char* mode, const mapout_option
 
 int mapout_putc_slow(int c, mapout_file* file) {
   handle& h = handle_of(file);
-  mapout::output_file::window view = view_of(h);
+  mapout::window view = view_of(h);
   const std::error_code ec = h.file.make_room(view, 1);
   show_window(h, view);
   if (ec) return fail(h, ec, "write");
@@ -241,7 +242,7 @@ size_t mapout_write_slow(const void* data, size_t size, size_t count, mapout_fil
     return 0;
   }
   if (bytes == 0) return 0;
-  mapout::output_file::window view = view_of(h);
+  mapout::window view = view_of(h);
   const std::error_code ec = h.file.write(view, static_cast<const char*>(data), bytes);
   show_window(h, view);
   if (ec) {
@@ -268,7 +269,7 @@ int mapout_seek(mapout_file* file, int64_t offset, int whence) {
       return fail(h, std::errc::invalid_argument, "seek");
   }
   std::error_code ec;
-  mapout::output_file::window view = view_of(h);
+  mapout::window view = view_of(h);
   h.file.seek(view, offset, dir, ec);
   show_window(h, view);
   return ec ? fail(h, ec, "seek") : 0;
@@ -294,7 +295,7 @@ int mapout_persist(mapout_file* file) {
 
 int mapout_close(mapout_file* file) {
   handle* h = &handle_of(file);
-  mapout::output_file::window view = view_of(*h);
+  mapout::window view = view_of(*h);
   const std::error_code ec = h->file.close(view);
   delete h;
   if (!ec) return 0;
@@ -304,7 +305,7 @@ int mapout_close(mapout_file* file) {
 
 int mapout_discard(mapout_file* file) {
   handle* h = &handle_of(file);
-  mapout::output_file::window view = view_of(*h);
+  mapout::window view = view_of(*h);
   const std::error_code ec = h->file.discard(view);
   delete h;
   if (!ec) return 0;

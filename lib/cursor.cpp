@@ -35,27 +35,27 @@ bool cursor::stream_is_bad(owner held) noexcept {
 cursor::taken cursor::take(ostream& out) {
   // One sentry for the cursor's whole life: a stream that is not good receives nothing.
   if (!out.good()) return {};
-  if (out.buf_.file_.lent()) throw_second_cursor();
+  if (out.buf_.file_.held_by_cursor()) throw_second_cursor();
   if (out.tie() != nullptr) out.tie()->flush();
   const taken result{out.buf_.put_area(), {&out, owner_kind::ostream}};
   out.buf_.setp(nullptr, nullptr);
-  out.buf_.file_.set_lent(true);
+  out.buf_.file_.set_held_by_cursor(true);
   return result;
 }
 
 cursor::taken cursor::take(streambuf& buf) {
-  if (buf.file_.lent()) throw_second_cursor();
+  if (buf.file_.held_by_cursor()) throw_second_cursor();
   const taken result{buf.put_area(), {&buf, owner_kind::streambuf}};
   buf.setp(nullptr, nullptr);
-  buf.file_.set_lent(true);
+  buf.file_.set_held_by_cursor(true);
   return result;
 }
 
-cursor::taken cursor::take(output_file& file, output_file::window& view) {
-  if (file.lent()) throw_second_cursor();
+cursor::taken cursor::take(output_file& file, window& view) {
+  if (file.held_by_cursor()) throw_second_cursor();
   const taken result{view, {&file, owner_kind::output_file}, &view};
   view = {};
-  file.set_lent(true);
+  file.set_held_by_cursor(true);
   return result;
 }
 
@@ -68,11 +68,9 @@ cursor::refilled cursor::write_through(owner held, char* put, const char* data,
   if (held.kind == owner_kind::dropping) return {{put, put}, false};
   if (held.kind == owner_kind::released) return {{put, put}, true};
   if (stream_is_bad(held)) return {{put, put}, false};
-  output_file::window view{put, put};
+  window view{put, put};
   output_file& file = file_of(held);
-  file.set_lent(false);
-  const std::error_code ec = file.write(view, data, size);
-  file.set_lent(true);
+  const std::error_code ec = file.write_from_cursor(view, data, size);
   // After a failure the window is empty at the cursor, so that every later call comes back here.
   if (ec) return {{view.begin, view.begin}, true};
   return {view, false};
@@ -94,11 +92,11 @@ void cursor::report(owner held) {
   }
 }
 
-void cursor::hand_back(owner held, output_file::window* view, char* put, char* end, bool loud) {
+void cursor::hand_back(owner held, window* view, char* put, char* end, bool loud) {
   switch (held.kind) {
     case owner_kind::ostream: {
       auto& out = *static_cast<ostream*>(held.holder);
-      out.buf_.file_.set_lent(false);
+      out.buf_.file_.set_held_by_cursor(false);
       out.buf_.set_put_area({put, end});
       if (!(out.flags() & std::ios_base::unitbuf) || !out.good()) break;
       if (out.buf_.pubsync() == 0) break;
@@ -115,12 +113,12 @@ void cursor::hand_back(owner held, output_file::window* view, char* put, char* e
     }
     case owner_kind::streambuf: {
       auto& buf = *static_cast<streambuf*>(held.holder);
-      buf.file_.set_lent(false);
+      buf.file_.set_held_by_cursor(false);
       buf.set_put_area({put, end});
       break;
     }
     case owner_kind::output_file:
-      static_cast<output_file*>(held.holder)->set_lent(false);
+      static_cast<output_file*>(held.holder)->set_held_by_cursor(false);
       *view = {put, end};
       break;
     case owner_kind::dropping:

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "error_text.hpp"
+
 namespace mapout {
 
 istream::istream() : std::istream(nullptr) {
@@ -42,13 +44,10 @@ void istream::close() {
 }
 
 void istream::fail_with(iostate state) {
-  try {
-    setstate(state);
-  } catch (const std::ios_base::failure&) {
-    if (buf_.error()) throw buf_.input().error_exception();
-    throw std::ios_base::failure(buf_.is_open() ? "mapout: open: already open" : "mapout: not open",
-                                 std::make_error_code(std::io_errc::stream));
-  }
+  detail::fail_with(*this, state, buf_.is_open(), [this]() -> std::optional<failure> {
+    if (buf_.error()) return buf_.input().error_exception();
+    return std::nullopt;
+  });
 }
 
 }  // namespace mapout

@@ -11,38 +11,13 @@
 #include <limits>
 #include <new>
 
-#include "file_extension.hpp"
+#include "extent.hpp"
+#include "pages.hpp"
 
 namespace mapout::detail {
 namespace {
 
-// Read once at load, not behind a guard at each call: page_floor runs at every seek.
-const std::uint64_t page_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-
-std::uint64_t page_size() noexcept {
-  return page_bytes;
-}
-
-// A mask, not a division: pages are a power of two.
-std::uint64_t page_floor(std::uint64_t offset) noexcept {
-  return offset & ~(page_bytes - 1);
-}
-
-std::uint64_t page_ceiling(std::uint64_t offset) noexcept {
-  return page_floor(offset + page_bytes - 1);
-}
-
 constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
-
-// How far ahead of the stores one MADV_POPULATE_WRITE reaches: a page a store faults in costs a
-// trip into the kernel each; bounded, because populated pages past the final size make the
-// closing ftruncate slower (docs/decisions.md, "populate").
-constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
-
-// A file that grows past this streams on with a thread populating its pages this far ahead
-// (docs/decisions.md, "populating from a second thread"); a smaller one is not worth a thread.
-constexpr std::uint64_t background_from = std::uint64_t{8} << 20;
-constexpr std::uint64_t background_lead = std::uint64_t{4} << 20;
 
 // The mapping of all the bytes laid out stays within address space a 64-bit process has plenty
 // of; past it, or where mmap refuses, the window moves as for a stream.
@@ -55,13 +30,13 @@ const failure blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"
 
 failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_t position,
                                const options& opts, std::unique_ptr<backend>& out) noexcept {
-  const bool extends_on_fault = opts.extension == extension::on_sigbus;
-  const bool guarded = extends_on_fault || opts.guard_truncation;
+  const bool extend_on_fault = opts.extension == extension::on_fault;
+  const bool guarded = extend_on_fault || opts.guard_faults;
   if (guarded && sigbus_blocked()) return blocked_sigbus;
   const std::size_t mapping_size =
       static_cast<std::size_t>(page_ceiling(std::max<std::size_t>(opts.mapping_size, 1)));
   std::unique_ptr<mapped_backend> mapped(
-      new (std::nothrow) mapped_backend(file, size, mapping_size, extends_on_fault));
+      new (std::nothrow) mapped_backend(file, size, mapping_size, extend_on_fault));
   if (!mapped) return {ENOMEM, "allocate"};
   // Each flush cuts the file back to the bytes written: pages populated past them would be
   // zeroed, cut off and read back by every flush.
@@ -76,7 +51,7 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
     forget_closed_end(st);
   }
   if (guarded) {
-    if (failure why = mapped->guard_.arm(file.fd.get(), extends_on_fault)) return why;
+    if (failure why = mapped->guard_.arm(file.fd.get(), extend_on_fault)) return why;
   }
   if (failure why = mapped->move_mapping(position)) return why;
   mapped->set_window(position);
@@ -85,12 +60,12 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
 }
 
 mapped_backend::mapped_backend(open_file& file, std::uint64_t size, std::size_t mapping_size,
-                               bool extends_on_fault) noexcept
+                               bool extend_on_fault) noexcept
     : backend(file),
       mapping_size_(mapping_size),
       high_water_(size),
-      extends_on_fault_(extends_on_fault),
-      populates_(!extends_on_fault),
+      extend_on_fault_(extend_on_fault),
+      populates_(!extend_on_fault),
       owner_(::getpid()) {
   guard_.set_extent(size);
 }
@@ -114,7 +89,7 @@ void mapped_backend::take_cursor(char* put) noexcept {
   }
 }
 
-output_file::seek_range mapped_backend::seekable() const noexcept {
+seek_range mapped_backend::seekable() const noexcept {
   const std::uint64_t end = std::min(
       {high_water_, guard_.extent(), map_offset_ + static_cast<std::uint64_t>(map_length_)});
   if (!map_ || end <= map_offset_) return {};
@@ -164,68 +139,6 @@ failure mapped_backend::take_guard_failure() noexcept {
   return file_.error;
 }
 
-void mapped_backend::populate(std::uint64_t needed) noexcept {
-  // Never past the page that holds the end of the file: populating beyond it fails like a store.
-  const std::uint64_t limit = std::min(page_ceiling(guard_.extent()), map_offset_ + map_length_);
-  // Streaming: appending at the end of all that was written, or going on from populated pages.
-  const bool streaming =
-      cursor_ == high_water_ || (populated_begin_ < populated_end_ && cursor_ >= populated_begin_ &&
-                                 cursor_ <= populated_end_);
-  if (!streaming) {
-    // After a seek back, the stores fault in what this call needs themselves: a writer that
-    // scatters blocks would otherwise populate a step for each (docs/decisions.md, "populate").
-    // The window still ends there, so that a writer streaming on from there populates again.
-    halt_background();
-    populated_begin_ = page_floor(cursor_);
-    populated_end_ = std::min(limit, page_ceiling(needed));
-    return;
-  }
-  if (needed <= populated_end_) return;
-  if (page_populator* const populator = background(needed)) {
-    // The file may end before `needed` after a partial extension: no page past it is populated.
-    const std::uint64_t wanted = std::min(limit, page_ceiling(needed));
-    const std::uint64_t target = std::min(limit, page_ceiling(needed + background_lead));
-    char* const done =
-        populator->populate(map_ + (wanted - map_offset_), map_ + (target - map_offset_));
-    if (!done) {
-      populates_ = false;
-      return;
-    }
-    populated_end_ = map_offset_ + static_cast<std::uint64_t>(done - map_);
-    return;
-  }
-  const std::uint64_t end =
-      std::min(limit, page_ceiling(std::max(needed, populated_end_ + populate_step)));
-  if (end <= populated_end_) return;
-  if (retry_on_eintr(sys().madvise, map_ + (populated_end_ - map_offset_),
-                     static_cast<std::size_t>(end - populated_end_), MADV_POPULATE_WRITE) != 0) {
-    // Before Linux 5.14 (EINVAL), or a page that cannot be had: the stores fault the pages in
-    // one at a time, and a failure shows where a store meets it.
-    populates_ = false;
-    return;
-  }
-  populated_end_ = end;
-}
-
-page_populator* mapped_backend::background(std::uint64_t needed) noexcept {
-  if (needed < background_from || ::getpid() != owner_) return nullptr;
-  if (!populator_tried_) {
-    populator_tried_ = true;
-    populator_ = page_populator::start();
-  }
-  if (populator_ && populator_halted_) {
-    populator_->restart(map_ + (populated_end_ - map_offset_));
-    populator_halted_ = false;
-  }
-  return populator_.get();
-}
-
-void mapped_backend::halt_background() noexcept {
-  if (populator_halted_ || ::getpid() != owner_) return;
-  populator_->halt();
-  populator_halted_ = true;
-}
-
 void mapped_backend::set_window(std::uint64_t cursor) noexcept {
   cursor_ = cursor;
   const std::uint64_t map_end = map_offset_ + map_length_;
@@ -235,7 +148,7 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
   }
   const std::uint64_t extent = guard_.extent();
   std::uint64_t limit = std::min(extent, map_end);
-  if (extends_on_fault_) {
+  if (extend_on_fault_) {
     // The stores past the file's end are what extends it, but only whole pages past it fault:
     // the rest of the page that holds an unaligned end takes stores silently, and the kernel
     // zeroes it when the file grows. There the window ends at the end, and open_window extends.
@@ -263,7 +176,7 @@ failure mapped_backend::open_window(std::size_t wanted) noexcept {
   const std::uint64_t needed =
       cursor_ + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), room);
   const std::uint64_t extent = guard_.extent();
-  if (needed > extent && (!extends_on_fault_ || extent % page_size() != 0)) {
+  if (needed > extent && (!extend_on_fault_ || extent % page_size() != 0)) {
     if (failure why = extend(needed)) return why;
   }
   if (populates_) populate(needed);
@@ -278,9 +191,9 @@ failure mapped_backend::extend(std::uint64_t needed) noexcept {
   if (needed > target) return file_.fail({EFBIG, "extend"});
   const std::uint64_t minimal = std::min(page_ceiling(needed), target);
   // On the SIGBUS extension the file must end on a page boundary: see set_window.
-  if (extends_on_fault_) target = page_ceiling(target);
+  if (extend_on_fault_) target = page_ceiling(target);
   const extension_result result =
-      extend_file(fd(), {extent, page_floor(cursor_), minimal, target, extends_on_fault_});
+      extend_file(fd(), {extent, page_floor(cursor_), minimal, target, extend_on_fault_});
   guard_.set_extent(result.extent);
   // A partial extension (up to RLIMIT_FSIZE, or a fallocate that ran out of room on the way)
   // still takes the bytes that fit; the call that needs more reports the failure.
@@ -368,100 +281,13 @@ failure mapped_backend::finish(char* put) noexcept {
   return file_.error;
 }
 
-failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept {
-  struct stat st;
-  if (sys().fstat(fd(), &st) != 0) return file_.fail("fstat");
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  const bool closing = presence_.left();
-  if (!closing && size <= end) return {};
-  if (presence_.others(fd())) {
-    // Closing while another writer goes on: the last one to close must keep this one's bytes.
-    if (closing) note_closed_end(st, end);
-    return {};
-  }
-  const std::uint64_t others_end = std::min(size, closed_end(st));
-  if (closing) forget_closed_end(st);
-  if (size <= end) return {};
-  const std::uint64_t keep =
-      std::max(keep_bytes_past_end ? end_of_data(end, size) : end, others_end);
-  if (keep == size) return {};
-  halt_background();
-  if (retry_on_eintr(sys().ftruncate, fd(), static_cast<off_t>(keep)) != 0) {
-    return file_.fail("ftruncate");
-  }
-  guard_.set_extent(keep);
-  // Truncating unmapped the pages past the end.
-  populated_end_ = std::min(populated_end_, page_floor(keep));
-  populated_begin_ = std::min(populated_begin_, populated_end_);
-  return {};
-}
-
-std::uint64_t mapped_backend::end_of_data(std::uint64_t from, std::uint64_t to) const noexcept {
-  // Only pages in the page cache can hold bytes someone stored since the extension made them
-  // (file systems report reserved blocks to SEEK_DATA as data). mincore on a view says which,
-  // a 16 MiB stretch at a time from the end back, each asked before any read in it: a read
-  // brings in a whole folio, and folios never cross such a stretch's aligned bounds.
-  constexpr std::uint64_t stretch = std::uint64_t{16} << 20;
-  constexpr std::size_t run_pages = 64;
-  std::unique_ptr<char[]> buffer(new (std::nothrow) char[run_pages * page_size()]);
-  unsigned char resident[stretch / 4096];  // pages are 4 KiB or larger
-  if (!buffer) return to;                  // cannot tell: keep it all
-  for (std::uint64_t stretch_end = to; stretch_end > from;) {
-    const std::uint64_t first = std::max(page_floor(from), (stretch_end - 1) / stretch * stretch);
-    const auto length = static_cast<std::size_t>(stretch_end - first);
-    void* const view =
-        sys().mmap(nullptr, length, PROT_READ, MAP_SHARED, fd(), static_cast<off_t>(first));
-    if (view == MAP_FAILED) return stretch_end;
-    const bool known = sys().mincore(view, length, resident) == 0;
-    sys().munmap(view, length);
-    if (!known) return stretch_end;
-    // A run of resident pages at a time, from the last back: the first non-zero byte ends it.
-    for (std::size_t last = (length + page_size() - 1) / page_size(); last > 0;) {
-      if (!(resident[last - 1] & 1)) {
-        --last;
-        continue;
-      }
-      std::size_t run = last - 1;
-      while (run > 0 && last - run < run_pages && (resident[run - 1] & 1)) --run;
-      const std::uint64_t begin = std::max(first + run * page_size(), from);
-      const std::uint64_t end = std::min(first + last * page_size(), stretch_end);
-      const auto size = static_cast<std::size_t>(end - begin);
-      // Through the descriptor: a page another process cut off raises no SIGBUS there.
-      if (retry_on_eintr(sys().pread, fd(), buffer.get(), size, static_cast<off_t>(begin)) !=
-          static_cast<ssize_t>(size)) {
-        return end;  // unreadable: keep it
-      }
-      for (std::size_t at = size; at > 0; --at) {
-        if (buffer[at - 1] != 0) return begin + at;
-      }
-      last = run;
-    }
-    stretch_end = first;
-  }
-  return from;
-}
-
-std::size_t mapped_backend::salvage(std::uint64_t from, std::uint64_t to) noexcept {
-  to = std::min(to, map_offset_ + map_length_);
-  if (!map_ || from < map_offset_ || to <= from) return 0;
-  std::size_t written = 0;
-  while (from + written < to) {
-    const ssize_t done = retry_on_eintr(sys().pwrite, fd(), map_ + (from + written - map_offset_),
-                                        static_cast<std::size_t>(to - from - written),
-                                        static_cast<off_t>(from + written));
-    if (done <= 0) break;
-    written += static_cast<std::size_t>(done);
-  }
-  return written;
-}
-
 void mapped_backend::assert_invariant() const noexcept {
   const std::uint64_t map_end = map_offset_ + map_length_;
   assert(map_offset_ % page_size() == 0);
   assert(window_.begin == window_.end ||
          (map_ && window_.begin >= map_ && window_.end <= map_ + map_length_ &&
           cursor_ == map_offset_ + static_cast<std::uint64_t>(window_.begin - map_)));
-  assert(window_.begin == window_.end || extends_on_fault_ ||
+  assert(window_.begin == window_.end || extend_on_fault_ ||
          map_offset_ + static_cast<std::uint64_t>(window_.end - map_) <= guard_.extent());
   assert(populated_begin_ <= populated_end_ && populated_begin_ % page_size() == 0 &&
          populated_end_ % page_size() == 0 &&

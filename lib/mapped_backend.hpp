@@ -1,5 +1,5 @@
 // The mapped strategy: the window is a MAP_SHARED mapping of the file, extended ahead of the bytes
-// written (or, in extension::on_sigbus mode, by the SIGBUS handler when a store passes the end of
+// written (or, in extension::on_fault mode, by the SIGBUS handler when a store passes the end of
 // the file) and cut back to the bytes written on close.
 #pragma once
 
@@ -19,14 +19,14 @@ class mapped_backend final : public backend {
  public:
   // Maps the file, a regular file of `size` bytes open for reading and writing, at `position`
   // now, so that a file system that cannot map fails here, not at a store. Uses
-  // opts.mapping_size, opts.extension and opts.guard_truncation.
+  // opts.mapping_size, opts.extension and opts.guard_faults.
   static failure create(open_file& file, std::uint64_t size, std::uint64_t position,
                         const options& opts, std::unique_ptr<backend>& out) noexcept;
   ~mapped_backend() override;
 
   bool is_mapped() const noexcept override { return true; }
   // The bytes written so far that the mapping holds.
-  output_file::seek_range seekable() const noexcept override;
+  seek_range seekable() const noexcept override;
   failure make_room(char* put, std::size_t wanted) noexcept override;
   failure write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;
@@ -38,7 +38,7 @@ class mapped_backend final : public backend {
 
  private:
   mapped_backend(open_file& file, std::uint64_t size, std::size_t mapping_size,
-                 bool extends_on_fault) noexcept;
+                 bool extend_on_fault) noexcept;
   // Takes note of the caller's cursor: in the window, the bytes up to it were stored; in
   // seekable(), the caller moved it there. The window begins there and high_water_ covers it.
   void take_cursor(char* put) noexcept;
@@ -82,7 +82,7 @@ class mapped_backend final : public backend {
   //   mapping_size_ (the moving window), or at least every byte laid out (from offset 0);
   // - window_ is empty, or lies inside the mapping with cursor_ the file offset of window_.begin,
   //   and ends at or before the extent (ahead), or at the mapping's end only when the extent is
-  //   a page boundary or behind the cursor's page (on_sigbus: only whole pages past it fault);
+  //   a page boundary or behind the cursor's page (on_fault: only whole pages past it fault);
   // - [populated_begin_, populated_end_) is a run of whole pages inside the mapping;
   // - high_water_ is at least every offset written, and the file's size at open unless another
   //   writer held the file then (its extension may be part of that size): then the end of the
@@ -94,7 +94,7 @@ class mapped_backend final : public backend {
   std::size_t map_length_ = 0;
   std::uint64_t cursor_ = 0;
   std::uint64_t high_water_;
-  bool extends_on_fault_;  // extension::on_sigbus: the window spans the whole mapping
+  bool extend_on_fault_;  // extension::on_fault: the window spans the whole mapping
   // Pages populated with MADV_POPULATE_WRITE; the window ends where they end while populates_
   // holds (extension::ahead, until the kernel refuses once).
   std::uint64_t populated_begin_ = 0;

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <new>
 
+#include "error_text.hpp"
 #include "input_access.hpp"
 #include "read_all.hpp"
 #include "sigbus_guard.hpp"
@@ -32,12 +33,6 @@ constexpr char larger_than_the_address_space[] =
 
 std::error_code code_of(const failure& why) noexcept {
   return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
-}
-
-// "mapout: <operation> '<path>'", what std::system_error's what() puts before ": <reason>", as
-// on the output side.
-std::string context_of(const failure& why, const std::filesystem::path& path) {
-  return "mapout: " + std::string(why.operation) + " '" + path.string() + "'";
 }
 
 int advice_of(access advice) noexcept {
@@ -239,7 +234,7 @@ mapped_input::mapped_input() noexcept = default;
 mapped_input::mapped_input(const std::filesystem::path& path, access advice) {
   if (const std::error_code ec = open(path, advice)) {
     if (!state_) throw std::system_error(ec, "mapout: open");
-    throw std::system_error(ec, context_of(state_->error, path));
+    throw std::system_error(ec, detail::error_context(state_->error.operation, path));
   }
 }
 
@@ -299,10 +294,9 @@ std::string mapped_input::error_message() const {
 std::ios_base::failure mapped_input::error_exception() const {
   const failure why = state_ ? state_->failure_now() : failure{};
   if (!why) {
-    return std::ios_base::failure("mapout: not open",
-                                  std::make_error_code(std::errc::bad_file_descriptor));
+    return detail::not_open_failure(std::make_error_code(std::errc::bad_file_descriptor));
   }
-  return std::ios_base::failure(context_of(why, state_->path), code_of(why));
+  return std::ios_base::failure(detail::error_context(why.operation, state_->path), code_of(why));
 }
 
 namespace detail {

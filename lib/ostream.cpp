@@ -4,6 +4,7 @@
 #include <locale>
 #include <utility>
 
+#include "error_text.hpp"
 #include "mapout/num_put.hpp"
 
 namespace mapout {
@@ -39,7 +40,7 @@ ostream::ostream(ostream&& other)
       locale_watched_(std::exchange(other.locale_watched_, false)) {
   set_rdbuf(&buf_);
   buf_.owner_ = this;
-  if (other.buf_.file().lent()) {
+  if (other.buf_.file().held_by_cursor()) {
     // The file stayed with other, whose cursor writes on: other gets back what the base's move
     // took (callbacks, tie), and this stream is left as after a failed open.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -61,11 +62,11 @@ ostream::ostream(ostream&& other)
 ostream& ostream::operator=(ostream&& other) {
   // Neither stream's state changes hands while a cursor writes into one of them: as any call, a
   // move into a stream a cursor holds fails; one from it leaves this one as after a failed open.
-  if (buf_.file().lent()) {
+  if (buf_.file().held_by_cursor()) {
     fail_with(badbit);
     return *this;
   }
-  if (other.buf_.file().lent()) {
+  if (other.buf_.file().held_by_cursor()) {
     buf_ = std::move(other.buf_);
     fail_with(failbit);
     return *this;
@@ -78,7 +79,7 @@ ostream& ostream::operator=(ostream&& other) {
 }
 
 void ostream::swap(ostream& other) {
-  if (buf_.file().lent() || other.buf_.file().lent()) return fail_with(badbit);
+  if (buf_.file().held_by_cursor() || other.buf_.file().held_by_cursor()) return fail_with(badbit);
   std::ostream::swap(other);
   buf_.swap(other.buf_);
   std::swap(classic_locale_, other.classic_locale_);
@@ -133,15 +134,10 @@ void ostream::watch_locale_again() {
 }
 
 void ostream::fail_with(iostate state) {
-  try {
-    setstate(state);
-  } catch (const std::ios_base::failure&) {
-    if (buf_.error() || buf_.file().lent()) {
-      throw buf_.file().exception_for(std::make_error_code(std::errc::device_or_resource_busy));
-    }
-    throw std::ios_base::failure(buf_.is_open() ? "mapout: open: already open" : "mapout: not open",
-                                 std::make_error_code(std::io_errc::stream));
-  }
+  detail::fail_with(*this, state, buf_.is_open(), [this]() -> std::optional<failure> {
+    if (!buf_.error() && !buf_.file().held_by_cursor()) return std::nullopt;
+    return buf_.file().exception_for(std::make_error_code(std::errc::device_or_resource_busy));
+  });
 }
 
 }  // namespace mapout

@@ -26,7 +26,7 @@
 #include <limits>
 #include <new>
 
-#include "file_extension.hpp"
+#include "extent.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -38,7 +38,7 @@ struct guard_entry {
   std::atomic<std::uintptr_t> end{0};
   std::atomic<std::uint64_t> offset{0};  // the file offset at begin
   std::atomic<int> fd{-1};
-  std::atomic<bool> extends{false};
+  std::atomic<bool> extend_on_fault{false};
   std::atomic<bool> reads{false};  // a read-only mapping: its faults are failed reads
   std::atomic<std::uint64_t> extent{0};
   std::atomic<int> error{0};
@@ -150,7 +150,7 @@ outcome extend_for(guard_entry& entry, std::uint64_t page_offset) noexcept {
   // A page inside the file faults when the file system has no block for it: a hole on a full
   // disk, or a copy-on-write file system out of room.
   if (page_offset < extent) return {outcome::failed, {ENOSPC, "store"}};
-  if (!entry.extends.load(std::memory_order_relaxed)) return {outcome::not_ours, {}};
+  if (!entry.extend_on_fault.load(std::memory_order_relaxed)) return {outcome::not_ours, {}};
   // Whole pages only: the part of a page past the file's end takes stores without a fault, and
   // the kernel zeroes it when the file grows.
   const std::uint64_t minimal = page_offset + page_bytes;
@@ -250,21 +250,21 @@ sigbus_guard::~sigbus_guard() {
   entry_->claimed.store(false, std::memory_order_release);
 }
 
-failure sigbus_guard::arm(int fd, bool extends) noexcept {
-  return arm_entry(fd, extends, false);
+failure sigbus_guard::arm(int fd, bool extend_on_fault) noexcept {
+  return arm_entry(fd, extend_on_fault, false);
 }
 
 failure sigbus_guard::arm_for_reading(int fd) noexcept {
   return arm_entry(fd, false, true);
 }
 
-failure sigbus_guard::arm_entry(int fd, bool extends, bool reads) noexcept {
+failure sigbus_guard::arm_entry(int fd, bool extend_on_fault, bool reads) noexcept {
   static const int install_error = install_handler();
   if (install_error != 0) return {install_error, "sigaction"};
   entry_ = claim();
   if (!entry_) return {ENOMEM, "register mapping"};
   entry_->fd.store(fd, std::memory_order_relaxed);
-  entry_->extends.store(extends, std::memory_order_relaxed);
+  entry_->extend_on_fault.store(extend_on_fault, std::memory_order_relaxed);
   entry_->reads.store(reads, std::memory_order_relaxed);
   entry_->extent.store(extent_, std::memory_order_relaxed);
   entry_->operation.store(nullptr, std::memory_order_relaxed);

@@ -1,5 +1,5 @@
 // The process-wide SIGBUS handler and the registry of live mappings it serves: it extends files
-// written in extension::on_sigbus mode, and turns a store the file cannot take (full disk,
+// written in extension::on_fault mode, and turns a store the file cannot take (full disk,
 // RLIMIT_FSIZE, a truncate by another process) into an error on the stream instead of a crash.
 #pragma once
 
@@ -30,9 +30,9 @@ class sigbus_guard {
   ~sigbus_guard();
 
   // Installs the handler (once per process) and takes an entry for the file of `fd`, whose size
-  // is extent(). With `extends`, a store past the extent makes the handler extend the file;
+  // is extent(). With `extend_on_fault`, a store past the extent makes the handler extend the file;
   // without, such a store is not the guard's business and goes to the previous handler.
-  failure arm(int fd, bool extends) noexcept;
+  failure arm(int fd, bool extend_on_fault) noexcept;
   // The same for a read-only mapping of a file of extent() bytes: a read from a page the file
   // lost (another process truncated it) or could not read (an I/O error) fails with EIO and reads
   // zeroes from there on, in every thread that reads the mapping.
@@ -59,7 +59,7 @@ class sigbus_guard {
   bool failed_past_the_end() const noexcept;
 
  private:
-  failure arm_entry(int fd, bool extends, bool reads) noexcept;
+  failure arm_entry(int fd, bool extend_on_fault, bool reads) noexcept;
 
   guard_entry* entry_ = nullptr;
   std::uint64_t extent_ = 0;  // while not armed

@@ -12,10 +12,10 @@ streambuf::streambuf(streambuf&& other) noexcept
 
 streambuf& streambuf::operator=(streambuf&& other) noexcept {
   // A cursor holds a window: each file stays where its cursor writes (see output_file's).
-  if (file_.lent()) return *this;
-  output_file::window view = put_area();
-  file_.close_or_discard(view);
-  if (other.file_.lent()) {
+  if (file_.held_by_cursor()) return *this;
+  window view = put_area();
+  file_.close_at_destruction(view);
+  if (other.file_.held_by_cursor()) {
     setp(nullptr, nullptr);
     seekable_ = {};
     file_ = std::move(other.file_);
@@ -31,12 +31,12 @@ streambuf& streambuf::operator=(streambuf&& other) noexcept {
 
 streambuf::~streambuf() {
   if (!is_open()) return;
-  output_file::window view = put_area();
-  file_.close_or_discard(view);
+  window view = put_area();
+  file_.close_at_destruction(view);
 }
 
 void streambuf::swap(streambuf& other) noexcept {
-  if (file_.lent() || other.file_.lent()) return;
+  if (file_.held_by_cursor() || other.file_.held_by_cursor()) return;
   std::streambuf::swap(other);
   file_.swap(other.file_);
   std::swap(seekable_, other.seekable_);
@@ -50,28 +50,28 @@ streambuf* streambuf::open(const std::filesystem::path& path, std::ios_base::ope
 }
 
 streambuf* streambuf::close() {
-  output_file::window view = put_area();
+  window view = put_area();
   const std::error_code ec = file_.close(view);
   set_put_area(view);
   return ec ? nullptr : this;
 }
 
 streambuf* streambuf::discard() {
-  output_file::window view = put_area();
+  window view = put_area();
   const std::error_code ec = file_.discard(view);
   set_put_area(view);
   return ec ? nullptr : this;
 }
 
 bool streambuf::publish() noexcept {
-  output_file::window view = put_area();
+  window view = put_area();
   const std::error_code ec = file_.publish(view);
   set_put_area(view);
   return !ec;
 }
 
 bool streambuf::persist() noexcept {
-  output_file::window view = put_area();
+  window view = put_area();
   const std::error_code ec = file_.persist(view);
   set_put_area(view);
   return !ec;
@@ -81,7 +81,7 @@ streambuf::int_type streambuf::overflow(int_type c) {
   if (traits_type::eq_int_type(c, traits_type::eof())) {
     return sync() == 0 ? traits_type::not_eof(c) : traits_type::eof();
   }
-  output_file::window view = put_area();
+  window view = put_area();
   const std::error_code ec = file_.make_room(view, 1);
   set_put_area(view);
   if (ec) throw file_.exception_for(ec);
@@ -99,7 +99,7 @@ std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
 }
 
 void streambuf::write_through(const char* data, std::size_t size) {
-  output_file::window view = put_area();
+  window view = put_area();
   const std::error_code ec = file_.write(view, data, size);
   set_put_area(view);
   if (ec) throw file_.exception_for(ec);
@@ -117,7 +117,7 @@ streambuf::pos_type streambuf::seekoff(off_type offset, std::ios_base::seekdir d
         static_cast<std::uint64_t>(from) + static_cast<std::uint64_t>(offset);
     if (from >= 0 && seek_inline(target)) return pos_type(static_cast<off_type>(target));
   }
-  output_file::window view = put_area();
+  window view = put_area();
   if (dir == std::ios_base::cur && offset == 0) return pos_type(file_.tell(view));
   std::error_code ec;
   const std::int64_t position = file_.seek(view, offset, dir, ec);
@@ -131,7 +131,7 @@ streambuf::pos_type streambuf::seekpos(pos_type position, std::ios_base::openmod
 
 int streambuf::sync() {
   if (!is_open()) return 0;
-  output_file::window view = put_area();
+  window view = put_area();
   const std::error_code ec = file_.flush(view);
   set_put_area(view);
   if (!ec) return 0;

@@ -11,6 +11,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "child_run.hpp"
 #include "stats.hpp"
 
 namespace perf {
@@ -52,26 +53,7 @@ child_report measure(const contender& c) {
 
 child_report run_once(const contender& c, std::uint64_t warm_bytes) {
   warm_up(warm_bytes);
-  int ends[2];
-  if (::pipe2(ends, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) throw std::runtime_error("fork failed");
-  if (child == 0) {
-    ::close(ends[0]);
-    const child_report report = measure(c);
-    const bool sent = ::write(ends[1], &report, sizeof report) == sizeof report;
-    ::_exit(sent ? 0 : 1);
-  }
-  ::close(ends[1]);
-  child_report report;
-  const ssize_t received = ::read(ends[0], &report, sizeof report);
-  ::close(ends[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  if (received != static_cast<ssize_t>(sizeof report)) {
-    throw std::runtime_error(c.name + " died (wait status " + std::to_string(status) + ")");
-  }
+  const auto report = run_in_child<child_report>(c.name, [&] { return measure(c); });
   if (!report.ok) throw std::runtime_error(report.error);
   return report;
 }

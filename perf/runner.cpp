@@ -12,6 +12,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "child_run.hpp"
 #include "stats.hpp"
 
 namespace perf {
@@ -149,26 +150,7 @@ plan_cost cost_of(const plan& p, const std::vector<writer>& writers) {
 
 sample run_once(const writer& w, const workload& work, const std::string& path, digest* written) {
   warm_up(work.bytes);
-  int pipe_ends[2];
-  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw_errno("pipe", path);
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) throw_errno("fork", path);
-  if (child == 0) {
-    ::close(pipe_ends[0]);
-    const child_report report = measure(w, work, path);
-    const bool sent = ::write(pipe_ends[1], &report, sizeof report) == sizeof report;
-    ::_exit(sent ? 0 : 1);
-  }
-  ::close(pipe_ends[1]);
-  child_report report;
-  const ssize_t received = ::read(pipe_ends[0], &report, sizeof report);
-  ::close(pipe_ends[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  if (received != static_cast<ssize_t>(sizeof report)) {
-    throw std::runtime_error(w.id + " died (wait status " + std::to_string(status) + ")");
-  }
+  const auto report = run_in_child<child_report>(w.id, [&] { return measure(w, work, path); });
   if (!report.ok) throw std::runtime_error(report.error);
   if (written) *written = report.written;
   return report.measured;

@@ -98,7 +98,7 @@ void add_cursor_writers(std::vector<writer>& list) {
                                run_cursor<options_for<strategy::mapped>>, false));
 #ifdef PERF_HAVE_SIGBUS
   list.push_back(cursor_writer("mapout-cursor-sigbus", "mapout::cursor on_sigbus",
-                               run_cursor<options_for<strategy::mapped, extension::on_sigbus>>,
+                               run_cursor<options_for<strategy::mapped, extension::on_fault>>,
                                false));
 #endif
 

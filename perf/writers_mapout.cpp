@@ -41,7 +41,7 @@ struct mapout_generic_opener : mapout_opener<mapout::strategy::automatic> {
 // The mapping without the SIGBUS guard, to show what the guard costs.
 mapout::options unguarded() {
   mapout::options opts = with_strategy<mapout::strategy::mapped>();
-  opts.guard_truncation = false;
+  opts.guard_faults = false;
   return opts;
 }
 using mapout_unguarded_opener = options_opener<unguarded>;
@@ -49,7 +49,7 @@ using mapout_unguarded_opener = options_opener<unguarded>;
 #ifdef PERF_HAVE_SIGBUS
 mapout::options on_sigbus() {
   mapout::options opts = with_strategy<mapout::strategy::mapped>();
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   return opts;
 }
 using mapout_sigbus_opener = options_opener<on_sigbus>;

@@ -44,7 +44,7 @@ mapout::options options_for(int round) {
       break;
     case 2:
       opts.strategy = mapout::strategy::mapped;
-      opts.extension = mapout::extension::on_sigbus;
+      opts.extension = mapout::extension::on_fault;
       break;
     default:
       opts.buffer_size = 4096;  // automatic, from a small first buffer

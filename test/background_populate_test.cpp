@@ -186,7 +186,7 @@ TEST(BackgroundPopulate, FileTruncatedWhilePopulatingFailsWithEio) {
   temp_dir dir;
   const std::string text = pattern(24 * mib);
   mapout::options opts = mapped(4 * mib);
-  opts.guard_truncation = true;
+  opts.guard_faults = true;
   mapout::ostream out(dir / "cut", std::ios::out, opts);
   out.write(text.data(), static_cast<std::streamsize>(12 * mib));
   out.flush();

@@ -361,7 +361,7 @@ TEST(Cursor, OutputFileCallsReturnEbusyWhileLent) {
   {
     mapout::cursor put(file, view);
     EXPECT_EQ(view.begin, nullptr);
-    EXPECT_TRUE(file.lent());
+    EXPECT_TRUE(file.held_by_cursor());
     put << "cursor";
     mapout::output_file::window stale{};
     EXPECT_EQ(file.write(stale, "x", 1), std::errc::device_or_resource_busy);
@@ -372,10 +372,35 @@ TEST(Cursor, OutputFileCallsReturnEbusyWhileLent) {
     EXPECT_FALSE(file.error());
     put << '!';
   }
-  EXPECT_FALSE(file.lent());
+  EXPECT_FALSE(file.held_by_cursor());
   EXPECT_EQ(file.tell(view), 7);
   ASSERT_FALSE(file.close(view));
   EXPECT_EQ(read_file(dir / "lent"), "cursor!");
+}
+
+// The refusal is no failure of the file (error() stays clear), but the message says what was
+// refused and why, and it goes with the cursor.
+TEST(Cursor, RefusedCallWhileHeldIsNamedInTheErrorMessage) {
+  temp_dir dir;
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "lent"));
+  mapout::output_file::window view = file.current();
+  {
+    mapout::cursor put(file, view);
+    put << "cursor";
+    mapout::output_file::window stale{};
+    EXPECT_EQ(file.flush(stale), std::errc::device_or_resource_busy);
+    EXPECT_FALSE(file.error());
+    EXPECT_EQ(file.error_message(),
+              "mapout: flush '" + (dir / "lent").string() + "': held by a mapout::cursor");
+    const std::string past_the_window(1 << 20, '!');
+    put << past_the_window;
+    EXPECT_EQ(file.error_message(),
+              "mapout: flush '" + (dir / "lent").string() + "': held by a mapout::cursor");
+  }
+  EXPECT_EQ(file.error_message(), "");
+  ASSERT_FALSE(file.close(view));
+  EXPECT_EQ(read_file(dir / "lent"), "cursor" + std::string(1 << 20, '!'));
 }
 
 // With atomic, discard() would drop the temporary under the cursor: it is refused like the rest.

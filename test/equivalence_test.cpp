@@ -287,7 +287,7 @@ bool reader_sees_the_same(const std::filesystem::path& expected,
 
 mapout::options on_sigbus(std::size_t reserve) {
   mapout::options opts = mapped(reserve);
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   return opts;
 }
 
@@ -321,7 +321,7 @@ mapout::options automatic(unsigned seed) {
 
 mapout::options automatic_on_sigbus(unsigned seed) {
   mapout::options opts = automatic(seed);
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   return opts;
 }
 

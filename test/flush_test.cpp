@@ -13,7 +13,7 @@
 #include <random>
 #include <string>
 
-#include "file_extension.hpp"
+#include "extent.hpp"
 #include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"

@@ -96,7 +96,7 @@ mapout::options using_buffer(std::size_t size) {
 
 mapout::options on_sigbus() {
   mapout::options opts = mapped;
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   return opts;
 }
 
@@ -495,7 +495,7 @@ TEST_F(FaultInjection, GuardTurnsAStoreIntoAHoleOnAFullDiskIntoEnospc) {
   }
   {
     mapout::options opts = mapped;
-    opts.guard_truncation = true;
+    opts.guard_faults = true;
     mapout::ostream out(mount_point / "f", std::ios::out, opts);
     fail_after<&system_calls::fallocate>(0, EOPNOTSUPP);
     const std::string bytes = mapout::test::pattern(4 << 20);

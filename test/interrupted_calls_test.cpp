@@ -45,7 +45,7 @@ system_call_override<Entry> interrupting() {
 
 TEST(InterruptedCalls, EveryStrategyRetriesAndLosesNothing) {
   mapout::options on_sigbus = mapout::test::mapped(64 << 10);
-  on_sigbus.extension = mapout::extension::on_sigbus;
+  on_sigbus.extension = mapout::extension::on_fault;
   const mapout::test::strategy_case cases[] = {{"mapped", mapout::test::mapped(64 << 10)},
                                                {"on_sigbus", on_sigbus},
                                                {"buffered", mapout::test::buffered(1000)}};

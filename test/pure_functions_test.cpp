@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "bytes.hpp"
-#include "file_extension.hpp"
+#include "extent.hpp"
 #include "file_system_type.hpp"
+#include "mapout/copy_short.hpp"
 #include "mapout/decimal.hpp"
-#include "mapout/short_copy.hpp"
 #include "sys.hpp"
 #include "target.hpp"
 #include "temp_dir.hpp"

@@ -50,7 +50,7 @@ struct mode {
 mapout::options with(mapout::extension extension, bool guard, std::size_t reserve = 0) {
   mapout::options opts;
   opts.extension = extension;
-  opts.guard_truncation = guard;
+  opts.guard_faults = guard;
   opts.strategy = mapout::strategy::mapped;
   if (reserve) opts.mapping_size = reserve;
   return opts;
@@ -60,7 +60,7 @@ mapout::options with(mapout::extension extension, bool guard, std::size_t reserv
 std::vector<mode> modes() {
   return {{"ahead", with(mapout::extension::ahead, false, 256 << 10)},
           {"ahead+guard", with(mapout::extension::ahead, true, 256 << 10)},
-          {"on_sigbus", with(mapout::extension::on_sigbus, false, 256 << 10)}};
+          {"on_sigbus", with(mapout::extension::on_fault, false, 256 << 10)}};
 }
 
 // Writes `bytes` in chunks, flushing after each, until the stream fails or all is written.
@@ -179,7 +179,7 @@ void no_core_files() {
 
 TEST(ExternalTruncate, GuardedStreamFailsWithEioAndTheProcessLives) {
   for (const mode& m : modes()) {
-    if (!m.opts.guard_truncation && m.opts.extension == mapout::extension::ahead) continue;
+    if (!m.opts.guard_faults && m.opts.extension == mapout::extension::ahead) continue;
     SCOPED_TRACE(m.name);
     temp_dir dir;
     mapout::ostream out(dir / "cut", std::ios::out, m.opts);
@@ -284,7 +284,7 @@ TEST(SigbusMode, ByteIdenticalToAheadModeWithManyStreamsInSeveralThreads) {
         std::vector<file_model> models(2 * streams_at_once);
         std::vector<std::filesystem::path> paths;
         for (int k = 0; k < 2 * streams_at_once; ++k) {
-          const auto extension = k % 2 ? mapout::extension::on_sigbus : mapout::extension::ahead;
+          const auto extension = k % 2 ? mapout::extension::on_fault : mapout::extension::ahead;
           paths.push_back(dir / (std::to_string(seed) + "-" + std::to_string(k)));
           outs.push_back(std::make_unique<mapout::ostream>(paths.back(), std::ios::binary,
                                                            with(extension, false, reserve)));
@@ -318,7 +318,7 @@ TEST(SigbusMode, WindowSpansTheReservationAndStoresPastTheEndGrowTheFile) {
   temp_dir dir;
   mapout::output_file file;
   ASSERT_FALSE(file.open(dir / "grown", std::ios::out,
-                         with(mapout::extension::on_sigbus, false, std::size_t{1} << 20)));
+                         with(mapout::extension::on_fault, false, std::size_t{1} << 20)));
   char* const begin = file.current().begin;
   ASSERT_EQ(file.current().end - begin, 1 << 20);
   EXPECT_EQ(std::filesystem::file_size(dir / "grown"), 0u);
@@ -337,7 +337,7 @@ TEST(SigbusMode, HundredsOfStreamsOpenAtOnce) {
   std::vector<std::unique_ptr<mapout::ostream>> outs;
   for (int k = 0; k < 300; ++k) {
     outs.push_back(std::make_unique<mapout::ostream>(dir / std::to_string(k), std::ios::out,
-                                                     with(mapout::extension::on_sigbus, false)));
+                                                     with(mapout::extension::on_fault, false)));
     ASSERT_TRUE(outs.back()->is_open());
   }
   for (int k = 0; k < 300; ++k) *outs[static_cast<std::size_t>(k)] << "stream " << k << '\n';
@@ -377,7 +377,7 @@ void count_plain(int) {
 
 // Opens a stream in on_sigbus mode, which installs mapout's handler, and writes through faults.
 bool mapout_works(const std::filesystem::path& dir) {
-  mapout::ostream out(dir / "ours", std::ios::out, with(mapout::extension::on_sigbus, false));
+  mapout::ostream out(dir / "ours", std::ios::out, with(mapout::extension::on_fault, false));
   const std::string bytes = pattern(3 << 20);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
@@ -394,7 +394,7 @@ int run_fatal_scenario(const std::string& scenario, const std::filesystem::path&
     if (::write(ready_fd, "ready", 5) != 5) return 12;
     write_around_a_truncate(out, dir / "cut");
   } else if (scenario == "no-scratch-page") {
-    mapout::ostream out(dir / "full", std::ios::out, with(mapout::extension::on_sigbus, false));
+    mapout::ostream out(dir / "full", std::ios::out, with(mapout::extension::on_fault, false));
     if (::write(ready_fd, "ready", 5) != 5) return 12;
     mapout::detail::sys().fallocate = [](int, int, off_t, off_t) {
       errno = ENOSPC;

@@ -45,7 +45,7 @@ using mapout::test::write_file;
 
 mapout::options on_sigbus(std::size_t reserve = 0) {
   mapout::options opts = mapout::test::mapped(reserve ? reserve : mapout::options{}.mapping_size);
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   return opts;
 }
 
@@ -115,7 +115,7 @@ TEST(PartialPage, AutomaticHandsOverAtAnUnalignedSize) {
   mapout::test::on_unmeasured_file_system unmeasured;
   temp_dir dir;
   mapout::options opts;
-  opts.extension = mapout::extension::on_sigbus;
+  opts.extension = mapout::extension::on_fault;
   opts.buffer_size = 1000;
   mapout::ostream out(dir / "handed", std::ios::out, opts);
   const std::string bytes = pattern(30 * 700);
@@ -126,60 +126,58 @@ TEST(PartialPage, AutomaticHandsOverAtAnUnalignedSize) {
   EXPECT_EQ(same_bytes(dir / "handed", bytes), "ok");
 }
 
+// Runs `scenario(first, second)` in a child, for each mapped mode: two streams of one empty file,
+// the second at the half, where each is to write its 300,000 bytes. The file must then hold both
+// halves.
+template <class Scenario>
+void two_writers_fill_halves(const std::string& variant, Scenario scenario) {
+  for (const auto& mode : mapped_modes()) {
+    SCOPED_TRACE(std::string(mode.name) + variant);
+    temp_dir dir;
+    const auto path = dir / "halves";
+    write_file(path, "");
+    const std::string half = pattern(300000, 3);
+    const std::string other_half = pattern(300000, 4);
+    expect_ok(run_in_child([&] {
+      mapout::ostream first(path, std::ios::out | std::ios::in, mode.opts);
+      mapout::ostream second(path, std::ios::out | std::ios::in, mode.opts);
+      second.seekp(static_cast<std::streamoff>(half.size()));
+      scenario(first, second, half, other_half);
+      if (!first || !second) return "a stream failed: " + second.error_message();
+      return same_bytes(path, half + other_half);
+    }));
+  }
+}
+
 // Two streams of one process fill the two halves of one file, and close in either order.
 TEST(OtherWriters, TwoStreamsFillingHalvesKeepBothHalves) {
-  for (const auto& mode : mapped_modes()) {
-    for (const bool second_closes_first : {true, false}) {
-      SCOPED_TRACE(std::string(mode.name) + (second_closes_first ? ", second first" : ""));
-      temp_dir dir;
-      const auto path = dir / "halves";
-      write_file(path, "");
-      const std::string half = pattern(300000, 3);
-      const std::string other_half = pattern(300000, 4);
-      const auto child = run_in_child([&] {
-        mapout::ostream first(path, std::ios::out | std::ios::in, mode.opts);
-        mapout::ostream second(path, std::ios::out | std::ios::in, mode.opts);
-        second.seekp(static_cast<std::streamoff>(half.size()));
-        for (std::size_t done = 0; done < half.size(); done += 1000) {
-          first.write(half.data() + done, 1000);
-          second.write(other_half.data() + done, 1000);
-        }
-        mapout::ostream& early = second_closes_first ? second : first;
-        mapout::ostream& late = second_closes_first ? first : second;
-        early.close();
-        late.close();
-        if (!first || !second) return std::string("a stream failed");
-        return same_bytes(path, half + other_half);
-      });
-      expect_ok(child);
-    }
+  for (const bool second_closes_first : {true, false}) {
+    two_writers_fill_halves(second_closes_first ? ", second first" : "",
+                            [&](mapout::ostream& first, mapout::ostream& second,
+                                const std::string& half, const std::string& other_half) {
+                              for (std::size_t done = 0; done < half.size(); done += 1000) {
+                                first.write(half.data() + done, 1000);
+                                second.write(other_half.data() + done, 1000);
+                              }
+                              mapout::ostream& early = second_closes_first ? second : first;
+                              mapout::ostream& late = second_closes_first ? first : second;
+                              early.close();
+                              late.close();
+                            });
   }
 }
 
 // One stream closes while the other still writes past what it wrote so far: the close must leave
 // the rest of the extension to the stream still open.
 TEST(OtherWriters, CloseWhileAnotherStreamStillWritesLeavesItRoom) {
-  for (const auto& mode : mapped_modes()) {
-    SCOPED_TRACE(mode.name);
-    temp_dir dir;
-    const auto path = dir / "shared";
-    write_file(path, "");
-    const std::string half = pattern(300000, 3);
-    const std::string other_half = pattern(300000, 4);
-    const auto child = run_in_child([&] {
-      mapout::ostream first(path, std::ios::out | std::ios::in, mode.opts);
-      mapout::ostream second(path, std::ios::out | std::ios::in, mode.opts);
-      second.seekp(static_cast<std::streamoff>(half.size()));
-      first.write(half.data(), static_cast<std::streamsize>(half.size()));
-      second.write(other_half.data(), 100000);
-      first.close();
-      second.write(other_half.data() + 100000, 200000);
-      second.close();
-      if (!first || !second) return "a stream failed: " + second.error_message();
-      return same_bytes(path, half + other_half);
-    });
-    expect_ok(child);
-  }
+  two_writers_fill_halves("", [](mapout::ostream& first, mapout::ostream& second,
+                                 const std::string& half, const std::string& other_half) {
+    first.write(half.data(), static_cast<std::streamsize>(half.size()));
+    second.write(other_half.data(), 100000);
+    first.close();
+    second.write(other_half.data() + 100000, 200000);
+    second.close();
+  });
 }
 
 // The later open truncates, as std::ofstream's does; the first stream must not die of it.
@@ -205,58 +203,61 @@ TEST(OtherWriters, SamePathOpenedTwiceDoesNotKill) {
   }
 }
 
-// A stream open across fork(): the parent closes and exits while the child writes on.
-TEST(OtherWriters, ForkedChildWritesOnAfterTheParentCloses) {
+// Runs `scenario(out, path, bytes)` in a child, for each mapped mode: a stream of `path` that
+// holds the first 100,000 of `bytes`, about to be shared with a forked process.
+template <class Scenario>
+void across_fork(Scenario scenario) {
   for (const auto& mode : mapped_modes()) {
     SCOPED_TRACE(mode.name);
     temp_dir dir;
+    const auto path = dir / "forked";
     const std::string bytes = pattern(400000);
-    const auto child = run_in_child([&] {
-      mapout::ostream out(dir / "forked", std::ios::out, mode.opts);
+    expect_ok(run_in_child([&] {
+      mapout::ostream out(path, std::ios::out, mode.opts);
       out.write(bytes.data(), 100000);
-      int parent_closed[2];
-      if (::pipe(parent_closed) != 0) return std::string("pipe failed");
-      const pid_t writer = mapout::test::spawn([&] {
-        ::close(parent_closed[1]);
-        mapout::test::drain(parent_closed[0]);
-        out.write(bytes.data() + 100000, 300000);
-        out.close();
-        return out ? 0 : 3;
-      });
-      ::close(parent_closed[0]);
-      out.close();
-      ::close(parent_closed[1]);
-      const int status = mapout::test::wait_for(writer);
-      if (status == -1) return std::string("the forked writer was killed");
-      if (status == 0 && read_file(dir / "forked") != bytes) return std::string("silent loss");
-      return std::string("ok");
-    });
-    expect_ok(child);
+      return scenario(out, path, bytes);
+    }));
   }
+}
+
+// A stream open across fork(): the parent closes and exits while the child writes on.
+TEST(OtherWriters, ForkedChildWritesOnAfterTheParentCloses) {
+  across_fork(
+      [](mapout::ostream& out, const std::filesystem::path& path, const std::string& bytes) {
+        int parent_closed[2];
+        if (::pipe(parent_closed) != 0) return std::string("pipe failed");
+        const pid_t writer = mapout::test::spawn([&] {
+          ::close(parent_closed[1]);
+          mapout::test::drain(parent_closed[0]);
+          out.write(bytes.data() + 100000, 300000);
+          out.close();
+          return out ? 0 : 3;
+        });
+        ::close(parent_closed[0]);
+        out.close();
+        ::close(parent_closed[1]);
+        const int status = mapout::test::wait_for(writer);
+        if (status == -1) return std::string("the forked writer was killed");
+        if (status == 0 && read_file(path) != bytes) return std::string("silent loss");
+        return std::string("ok");
+      });
 }
 
 // A forked child that closes its copy of the stream (exit() runs the destructors) leaves the file
 // to the parent, which writes on.
 TEST(OtherWriters, ForkedChildThatClosesLeavesTheFileToTheParent) {
-  for (const auto& mode : mapped_modes()) {
-    SCOPED_TRACE(mode.name);
-    temp_dir dir;
-    const std::string bytes = pattern(400000);
-    const auto child = run_in_child([&] {
-      mapout::ostream out(dir / "forked", std::ios::out, mode.opts);
-      out.write(bytes.data(), 100000);
-      const pid_t closer = mapout::test::spawn([&] {
+  across_fork(
+      [](mapout::ostream& out, const std::filesystem::path& path, const std::string& bytes) {
+        const pid_t closer = mapout::test::spawn([&] {
+          out.close();
+          return 0;
+        });
+        if (mapout::test::wait_for(closer) != 0) return std::string("the child failed");
+        out.write(bytes.data() + 100000, 300000);
         out.close();
-        return 0;
+        if (!out) return out.error_message();
+        return same_bytes(path, bytes);
       });
-      if (mapout::test::wait_for(closer) != 0) return std::string("the child failed");
-      out.write(bytes.data() + 100000, 300000);
-      out.close();
-      if (!out) return out.error_message();
-      return same_bytes(dir / "forked", bytes);
-    });
-    expect_ok(child);
-  }
 }
 
 // Writes until the stream fails, in a child: it must fail with ENOSPC, not die, and keep the bytes.

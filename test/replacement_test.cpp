@@ -46,7 +46,7 @@ std::vector<mapout::test::strategy_case> every_strategy() {
   small_first_buffer.buffer_size = 4096;
   cases.push_back({"automatic, small first buffer", small_first_buffer});
   mapout::options on_sigbus = mapout::test::mapped(page_size());
-  on_sigbus.extension = mapout::extension::on_sigbus;
+  on_sigbus.extension = mapout::extension::on_fault;
   cases.push_back({"on_sigbus", on_sigbus});
   return cases;
 }

@@ -42,7 +42,7 @@ inline std::vector<strategy_case> strategies() {
 inline std::vector<strategy_case> window_cases() {
   std::vector<strategy_case> cases = strategies();
   options sigbus = mapped();
-  sigbus.extension = extension::on_sigbus;
+  sigbus.extension = extension::on_fault;
   cases.push_back({"on_sigbus", sigbus});
   cases.push_back({"automatic", options{}});
   cases.push_back({"buffer 1", buffered(1)});

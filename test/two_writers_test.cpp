@@ -45,11 +45,11 @@ using mapout::test::write_file;
 std::vector<strategy_case> mapped_modes() {
   mapout::options ahead_64k = mapout::test::mapped(64 << 10);
   mapout::options on_sigbus = mapout::test::mapped();
-  on_sigbus.extension = mapout::extension::on_sigbus;
+  on_sigbus.extension = mapout::extension::on_fault;
   mapout::options on_sigbus_64k = mapout::test::mapped(64 << 10);
-  on_sigbus_64k.extension = mapout::extension::on_sigbus;
+  on_sigbus_64k.extension = mapout::extension::on_fault;
   mapout::options unguarded = mapout::test::mapped();
-  unguarded.guard_truncation = false;
+  unguarded.guard_faults = false;
   return {{"mapped", mapout::test::mapped()},
           {"mapped, 64 KiB", ahead_64k},
           {"on_sigbus", on_sigbus},

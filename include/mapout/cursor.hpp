@@ -8,16 +8,10 @@
 #include <string_view>
 #include <type_traits>
 
+#include "mapout/copy_short.hpp"
 #include "mapout/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/output_file.hpp"
-#include "mapout/short_copy.hpp"
-
-#if defined(__GNUC__)
-#define MAPOUT_ALWAYS_INLINE [[gnu::always_inline]] inline
-#else
-#define MAPOUT_ALWAYS_INLINE inline
-#endif
 
 namespace mapout {
 
@@ -59,12 +53,12 @@ class MAPOUT_API cursor {
   explicit cursor(ostream& out) { adopt(take(out)); }
   explicit cursor(streambuf& buf) { adopt(take(buf)); }
   // Takes `view`, the caller's window on `file`, and hands the new one back in it.
-  cursor(output_file& file, output_file::window& view) { adopt(take(file, view)); }
+  cursor(output_file& file, window& view) { adopt(take(file, view)); }
   cursor(const cursor&) = delete;
   cursor& operator=(const cursor&) = delete;
   // Always inline: an out-of-line destructor on the unwinding path would take the cursor's address,
   // and a store through any char* could then change its pointers.
-  MAPOUT_ALWAYS_INLINE ~cursor() {
+  [[gnu::always_inline]] inline ~cursor() {
     if (owner_.kind != owner_kind::released) hand_back(owner_, view_, put_, end_, false);
   }
 
@@ -119,19 +113,19 @@ class MAPOUT_API cursor {
   };
   // A new window from the slow path; `failed` when the owner's error must be reported.
   struct refilled {
-    output_file::window view;
+    window view;
     bool failed;
   };
 
   // The window taken from its owner, and who that is.
   struct taken {
-    output_file::window view;
+    window view;
     owner held;
-    output_file::window* caller_view = nullptr;
+    window* caller_view = nullptr;
   };
   static taken take(ostream& out);
   static taken take(streambuf& buf);
-  static taken take(output_file& file, output_file::window& view);
+  static taken take(output_file& file, window& view);
   void adopt(const taken& from) noexcept {
     put_ = from.view.begin;
     end_ = from.view.end;
@@ -149,7 +143,7 @@ class MAPOUT_API cursor {
   static void report(owner held);
   // Sets the owner's window (the caller's `view` for an output_file) to [put, end) and lets it be
   // called again; `loud` lets a failed unitbuf flush throw, as in release() but not a destructor.
-  static void hand_back(owner held, output_file::window* view, char* put, char* end, bool loud);
+  static void hand_back(owner held, window* view, char* put, char* end, bool loud);
 
   void take(const refilled& result) {
     put_ = result.view.begin;
@@ -179,7 +173,7 @@ class MAPOUT_API cursor {
   char* put_ = nullptr;
   char* end_ = nullptr;
   owner owner_;
-  output_file::window* view_ = nullptr;  // the caller's, on an output_file
+  window* view_ = nullptr;  // the caller's, on an output_file
 };
 
 }  // namespace mapout

@@ -16,6 +16,7 @@
 
 #include "mapout/export.h"
 #include "mapout/options.hpp"
+#include "mapout/window.hpp"
 
 namespace mapout {
 
@@ -24,7 +25,7 @@ namespace mapout {
 //
 //   mapout::output_file file;
 //   if (auto ec = file.open("out.txt")) return ec;
-//   mapout::output_file::window view = file.current();
+//   mapout::window view = file.current();
 //   // ... store into [view.begin, view.end), advancing view.begin ...
 //   if (auto ec = file.make_room(view, 1)) return ec;  // used up: view is the next window
 //   if (auto ec = file.close(view)) return ec;         // the file holds exactly what was written
@@ -35,22 +36,11 @@ namespace mapout {
 // every call that takes one fails with EBUSY and changes nothing.
 class MAPOUT_API output_file {
  public:
-  // The caller may store into [begin, end); begin is its cursor. It is empty before open, after
-  // close and after a seek out of the mapped range: make_room() then makes room.
-  struct window {
-    char* begin = nullptr;
-    char* end = nullptr;
-  };
+  // The caller's window and where it may seek inline (mapout/window.hpp); the first by its name
+  // of 0.3 and before.
+  using window = mapout::window;
 
-  // Bytes written before the last call that the caller may move its cursor over without a call
-  // until its next one: [begin, end) holds the file's bytes from `offset` on, in the same memory
-  // as the window. Empty on the buffer, while a cursor holds the window, and with
-  // write_if_changed, where every byte stored must reach the comparison through a call.
-  struct seek_range {
-    char* begin = nullptr;
-    char* end = nullptr;
-    std::int64_t offset = 0;
-  };
+  using seek_range = mapout::seek_range;
 
   output_file() noexcept;
   // While a mapout::cursor holds other's window the file stays with other, where the cursor
@@ -109,8 +99,10 @@ class MAPOUT_API output_file {
   // and empties view; returns only the failure to remove a named temporary. Without them the
   // bytes may be in the file already and opening truncated it, so it is close().
   std::error_code discard(window& view) noexcept;
-  // What the destructors do: discard() with options.atomic, close() otherwise.
-  void close_or_discard(window& view) noexcept;
+  [[deprecated("destroy the file, or call close() or discard()")]] void close_or_discard(
+      window& view) noexcept {
+    close_at_destruction(view);
+  }
 
   // The file's descriptor, borrowed: mapout still owns and closes it. For fstat, fchmod, flock,
   // fdatasync and the like; bytes written through it bypass the window, and close() still cuts the
@@ -122,7 +114,8 @@ class MAPOUT_API output_file {
   // The first write, extension or close error, the error of the last failed open, or EBADF for a
   // call made while not open.
   std::error_code error() const noexcept;
-  // "mapout: <operation> '<path>': <reason>" for error(), or "" when there is none.
+  // "mapout: <operation> '<path>': <reason>" for error(); while a mapout::cursor holds the window,
+  // "mapout: <operation> '<path>': held by a mapout::cursor" for a call it refused; otherwise "".
   std::string error_message() const;
   // What the streams throw for error(): what() is error_message(), code() is error().
   std::ios_base::failure error_exception() const;
@@ -130,22 +123,30 @@ class MAPOUT_API output_file {
   // otherwise a failure that says why `ec` came without one (EBUSY: a cursor holds the window).
   std::ios_base::failure exception_for(std::error_code ec) const;
   // Whether a mapout::cursor holds the window (see mapout/cursor.hpp).
-  bool lent() const noexcept;
+  bool held_by_cursor() const noexcept;
+  [[deprecated("use held_by_cursor()")]] bool lent() const noexcept { return held_by_cursor(); }
 
  private:
   friend class cursor;
+  friend class streambuf;
+  // What the destructors do: discard() with options.atomic, close() otherwise.
+  void close_at_destruction(window& view) noexcept;
   // Set and cleared only by the cursor that holds the window.
-  void set_lent(bool lent) noexcept;
+  void set_held_by_cursor(bool held) noexcept;
+  // write() for the cursor that holds the window.
+  std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
 
   struct state;
   // Takes other's state, or, while a cursor holds other's window, a state that says so.
-  void take_unless_lent(output_file& other) noexcept;
+  void take_unless_held(output_file& other) noexcept;
+  // Returns EBUSY for a call made while a cursor holds the window; error_message() names it.
+  std::error_code refuse(const char* operation) noexcept;
+  std::string held_message() const;
   // Records EBADF for `operation` unless an earlier failure is kept, and returns it.
   std::error_code not_open(const char* operation) noexcept;
-  // Makes `call` with the caller's cursor and hands the backend's new window back in view.
-  // `may_map`: a call that writes, where the first buffer may hand over to the mapping first.
-  template <class Call>
-  std::error_code forward(window& view, const char* operation, bool may_map, Call call) noexcept;
+  // Why a call cannot be made now (a cursor holds the window, or no file is open), recorded as
+  // refuse() or not_open() do; nothing when it can.
+  std::error_code unavailable(const char* operation) noexcept;
 
   std::unique_ptr<state> state_;
 };

@@ -10,10 +10,10 @@
 #include <string>
 #include <system_error>
 
+#include "mapout/copy_short.hpp"
 #include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/output_file.hpp"
-#include "mapout/short_copy.hpp"
 
 namespace mapout {
 
@@ -110,7 +110,7 @@ class MAPOUT_API streambuf : public std::streambuf {
   // Unsigned: a negative or overflowed position wraps to one far outside seekable().
   bool seek_inline(std::uint64_t position) noexcept {
     char* const put = pptr();
-    const output_file::seek_range& range = seekable_;
+    const seek_range& range = seekable_;
     if (put < range.begin || put > range.end) return false;
     const std::uint64_t from = position - static_cast<std::uint64_t>(range.offset);
     if (from >= static_cast<std::uint64_t>(range.end - range.begin)) return false;
@@ -120,7 +120,7 @@ class MAPOUT_API streambuf : public std::streambuf {
   // The cursor's offset when it lies in seekable() or in the window after it, else -1.
   std::int64_t tell_inline() const noexcept {
     char* const put = pptr();
-    const output_file::seek_range& range = seekable_;
+    const seek_range& range = seekable_;
     if (range.begin == range.end || put < range.begin || put > epptr()) return -1;
     return range.offset + (put - range.begin);
   }
@@ -132,14 +132,14 @@ class MAPOUT_API streambuf : public std::streambuf {
 
   // The put area as output_file's window (the cursor at pptr), and back: every call into the file
   // takes the one and sets the other, and seekable_, from what the call hands back.
-  output_file::window put_area() const noexcept { return {pptr(), epptr()}; }
-  void set_put_area(const output_file::window& view) noexcept {
+  window put_area() const noexcept { return {pptr(), epptr()}; }
+  void set_put_area(const window& view) noexcept {
     setp(view.begin, view.end);
     seekable_ = file_.seekable();
   }
 
   output_file file_;
-  output_file::seek_range seekable_;
+  seek_range seekable_;
   const std::ios* owner_ = nullptr;  // the mapout::ostream this buffer belongs to, if any
 };
 

@@ -30,6 +30,7 @@
 
 #include <mapout/ostream.hpp>
 
+#include "../command_line.hpp"
 #include "../stats.hpp"
 
 namespace {
@@ -143,21 +144,11 @@ timing run(const variant& v, const std::string& path, std::uint64_t size, const 
 }  // namespace
 
 int main(int argc, char** argv) try {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [MiB...] [--rounds N]\n", argv[0]);
-    return 2;
-  }
-  const std::string dir = argv[1];
-  std::vector<std::uint64_t> sizes;
-  int rounds = 5;
-  for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
-      rounds = std::atoi(argv[++i]);
-    } else {
-      sizes.push_back(std::strtoull(argv[i], nullptr, 10) * mib);
-    }
-  }
-  if (sizes.empty()) sizes = {mib, 100 * mib};
+  perf::sized_runs runs;
+  if (!perf::parse_sized_runs(argc, argv, {mib, 100 * mib}, runs)) return 2;
+  const std::string& dir = runs.dir;
+  const std::vector<std::uint64_t>& sizes = runs.sizes;
+  const int rounds = runs.rounds;
 
   std::string text(1 << 16, '\0');
   for (std::size_t i = 0; i < text.size(); ++i) {

@@ -37,7 +37,7 @@ std::vector<variant> variants(std::uint64_t bytes) {
   mapout::options whole = mapped;
   whole.mapping_size = static_cast<std::size_t>(bytes + (std::uint64_t{64} << 20));
   mapout::options unguarded = mapped;
-  unguarded.guard_truncation = false;
+  unguarded.guard_faults = false;
   return {{"buffered", buffered},
           {"mapped", mapped},
           {"mapped, whole-file reservation", whole},

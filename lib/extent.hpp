@@ -36,7 +36,7 @@ struct extension_request {
   std::uint64_t from;
   std::uint64_t minimal;  // tried when the disk, a quota or RLIMIT_FSIZE refuses `target`
   std::uint64_t target;
-  // For a writer whose stores past the end fault (extension::on_sigbus), the file must end on a
+  // For a writer whose stores past the end fault (extension::on_fault), the file must end on a
   // page boundary: the part of a page past an unaligned end takes stores silently. A failure then
   // leaves the file at `extent`, undoing what a failed fallocate grew. Otherwise a failure keeps
   // what it grew, and EFBIG for `minimal` grows to RLIMIT_FSIZE itself: every byte that fits.

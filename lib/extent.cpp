@@ -1,7 +1,7 @@
 // Extending with fallocate rather than ftruncate: it costs nothing measurable more and turns a
 // full disk into ENOSPC from the extension instead of a SIGBUS from a store into a hole
 // (docs/decisions.md, "fallocate").
-#include "file_extension.hpp"
+#include "extent.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
