@@ -21,6 +21,7 @@
 
 namespace mapout {
 
+using detail::code_of;
 using detail::failure;
 
 namespace {
@@ -30,10 +31,6 @@ constexpr char read_truncated_by_another_process[] =
     "read from a file truncated by another process";
 constexpr char larger_than_the_address_space[] =
     "map (the file is larger than the free address space)";
-
-std::error_code code_of(const failure& why) noexcept {
-  return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
-}
 
 int advice_of(access advice) noexcept {
   switch (advice) {

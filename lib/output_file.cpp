@@ -1,21 +1,13 @@
-// mapout::output_file: forwarding each call to the backend in use, and the one place a failure
-// becomes a std::error_code and a message. Opening is in output_file_open.cpp.
+// mapout::output_file: forwarding each call to the backend in use. Opening is in
+// output_file_open.cpp, the errors it reports and their messages in output_file_errors.cpp.
 #include "mapout/output_file.hpp"
 
-#include "error_text.hpp"
 #include "output_file_state.hpp"
 
 namespace mapout {
 
+using detail::code_of;
 using detail::failure;
-
-namespace {
-
-std::error_code code_of(const failure& why) noexcept {
-  return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
-}
-
-}  // namespace
 
 output_file::output_file() noexcept = default;
 output_file::output_file(output_file&& other) noexcept {
@@ -104,37 +96,6 @@ seek_range output_file::seekable() const noexcept {
   if (!is_open() || state_->held_by_cursor) return {};
   if (state_->session && state_->session->compares()) return {};
   return state_->backend->seekable();
-}
-
-std::error_code output_file::not_open(const char* operation) noexcept {
-  if (state_ && !state_->file.error) state_->file.error = {EBADF, operation};
-  return std::make_error_code(std::errc::bad_file_descriptor);
-}
-
-bool output_file::held_by_cursor() const noexcept {
-  return state_ && state_->held_by_cursor;
-}
-
-void output_file::set_held_by_cursor(bool held) noexcept {
-  if (!state_) return;
-  state_->held_by_cursor = held;
-  state_->refused = nullptr;
-}
-
-std::error_code output_file::refuse(const char* operation) noexcept {
-  state_->refused = operation;
-  return std::make_error_code(std::errc::device_or_resource_busy);
-}
-
-std::string output_file::held_message() const {
-  const char* operation = state_->refused != nullptr ? state_->refused : "use";
-  return detail::error_context(operation, state_->path, "held by a mapout::cursor");
-}
-
-std::error_code output_file::unavailable(const char* operation) noexcept {
-  if (held_by_cursor()) return refuse(operation);
-  if (!is_open()) return not_open(operation);
-  return {};
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
@@ -267,32 +228,6 @@ int output_file::native_handle() const noexcept {
 const std::filesystem::path& output_file::path() const noexcept {
   static const std::filesystem::path no_path;
   return state_ ? state_->path : no_path;
-}
-
-std::error_code output_file::error() const noexcept {
-  return state_ ? code_of(state_->file.error) : std::error_code{};
-}
-
-std::string output_file::error_message() const {
-  if (state_ && !state_->file.error && state_->held_by_cursor && state_->refused)
-    return held_message();
-  if (!state_ || !state_->file.error) return {};
-  return error_exception().what();
-}
-
-std::ios_base::failure output_file::error_exception() const {
-  if (!state_ || !state_->file.error) {
-    return detail::not_open_failure(std::make_error_code(std::errc::bad_file_descriptor));
-  }
-  const failure& why = state_->file.error;
-  return std::ios_base::failure(detail::error_context(why.operation, state_->path, why.detail),
-                                code_of(why));
-}
-
-std::ios_base::failure output_file::exception_for(std::error_code ec) const {
-  if (error() || ec != std::errc::device_or_resource_busy || !held_by_cursor())
-    return error_exception();
-  return std::ios_base::failure(held_message(), ec);
 }
 
 }  // namespace mapout

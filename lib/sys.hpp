@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <system_error>
 
 // Kernel headers before Linux 5.14 lack it; an older kernel then refuses the advice with EINVAL.
 #ifndef MADV_POPULATE_WRITE
@@ -78,6 +79,11 @@ struct failure {
 
   explicit operator bool() const noexcept { return error != 0; }
 };
+
+// What the std::error_code API reports for it.
+inline std::error_code code_of(const failure& why) noexcept {
+  return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
+}
 
 // The failure of the system call that just returned -1.
 inline failure errno_failure(const char* operation) noexcept {
