@@ -4,8 +4,8 @@
 #   perf/before_after.sh REV ROUNDS [perf/compare arguments, without --rounds or --out]
 # e.g. perf/before_after.sh v0.3.0 5 --fs disk,tmpfs --sizes 256M --workloads tokens,lines
 # --writers mapout
-# Needs ./build.sh perf run once (build/perf/compare). REV is built in build-before/ from a
-# temporary worktree, removed afterwards.
+# Needs ./build.sh perf run once (build/perf/compare). REV is built in build-before/, from a
+# worktree of its own there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,19 +24,22 @@ after=build/perf/compare
 }
 ninja -C build perf/compare >/dev/null
 
-tree=$(mktemp -d)
+# REV's tree and build stay in build-before/ for the next run against the same REV.
 results=$(mktemp -d)
-trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$results"' EXIT
-git worktree add --detach "$tree" "$rev" >/dev/null 2>&1
-before_dir=$PWD/build-before
-if [ ! -f "$before_dir/build.ninja" ] || [ "$(cat "$before_dir/.rev" 2>/dev/null)" != "$rev" ]; then
-  rm -rf "$before_dir"
+trap 'rm -rf "$results"' EXIT
+root=$PWD/build-before
+commit=$(git rev-parse --verify "$rev^{commit}")
+if [ "$(cat "$root/commit" 2>/dev/null)" != "$commit" ]; then
   echo "building perf/compare at $rev in build-before/"
-  meson setup "$before_dir" "$tree" -Dperf=enabled -Dbuildtype=release >/dev/null
-  echo "$rev" >"$before_dir/.rev"
+  git worktree remove --force "$root/src" >/dev/null 2>&1 || true
+  rm -rf "$root"
+  mkdir -p "$root"
+  git worktree add --detach "$root/src" "$commit" >/dev/null 2>&1
+  meson setup "$root/build" "$root/src" -Dperf=enabled >/dev/null
+  echo "$commit" >"$root/commit"
 fi
-ninja -C "$before_dir" perf/compare >/dev/null
-before=$before_dir/perf/compare
+ninja -C "$root/build" perf/compare >/dev/null
+before=$root/build/perf/compare
 
 for round in $(seq 1 "$rounds"); do
   # Alternating which goes first, so that neither always finds the page cache the other left.
