@@ -1,8 +1,9 @@
 // The frames from a full buffer to write(2): 10,000 lines of 40 bytes through mapout::ostream on
 // the default strategy, which keeps its buffer on ext4, for a debugger to break on write.
 //
-//   gdb -batch -ex 'set breakpoint pending on' -ex 'break -qualified write' -ex run \
+//   gdb -batch -ex 'set breakpoint pending on' -ex 'break -qualified write' -ex run
 //     -ex continue -ex bt --args build/perf/experiments/slow_path_frames DIR/out.txt
+// (one line)
 //
 // The second hit comes after the first buffer is used up.
 #include <cstdio>
