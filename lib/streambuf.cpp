@@ -107,22 +107,28 @@ void streambuf::write_through(const char* data, std::size_t size) {
 
 streambuf::pos_type streambuf::seekoff(off_type offset, std::ios_base::seekdir dir,
                                        std::ios_base::openmode which) {
-  const pos_type failed(off_type(-1));
-  if (!(which & std::ios_base::out) || !is_open()) return failed;
-  if (dir != std::ios_base::end) {
-    const std::int64_t here = tell_inline();
-    if (dir == std::ios_base::cur && offset == 0 && here >= 0) return pos_type(here);
-    const std::int64_t from = dir == std::ios_base::beg ? 0 : here;
-    const std::uint64_t target =
-        static_cast<std::uint64_t>(from) + static_cast<std::uint64_t>(offset);
-    if (from >= 0 && seek_inline(target)) return pos_type(static_cast<off_type>(target));
+  if (!(which & std::ios_base::out)) return pos_type(off_type(-1));
+  if (dir == std::ios_base::beg && seek_inline(static_cast<std::uint64_t>(offset))) {
+    return pos_type(offset);
   }
+  if (dir == std::ios_base::cur) {
+    const std::int64_t here = tell_inline();
+    if (here >= 0 && offset == 0) return pos_type(here);
+    const std::uint64_t target =
+        static_cast<std::uint64_t>(here) + static_cast<std::uint64_t>(offset);
+    if (here >= 0 && seek_inline(target)) return pos_type(static_cast<off_type>(target));
+  }
+  return seek_through(offset, dir);
+}
+
+streambuf::pos_type streambuf::seek_through(off_type offset, std::ios_base::seekdir dir) {
+  if (!is_open()) return pos_type(off_type(-1));
   window view = put_area();
   if (dir == std::ios_base::cur && offset == 0) return pos_type(file_.tell(view));
   std::error_code ec;
   const std::int64_t position = file_.seek(view, offset, dir, ec);
   set_put_area(view);
-  return ec ? failed : pos_type(position);
+  return ec ? pos_type(off_type(-1)) : pos_type(position);
 }
 
 streambuf::pos_type streambuf::seekpos(pos_type position, std::ios_base::openmode which) {

@@ -106,13 +106,13 @@ class MAPOUT_API ostream final : public std::ostream {
   pos_type tellp() {
     if (!sentry_is_noop()) return std::ostream::tellp();
     const std::int64_t here = buf_.tell_inline();
-    return here >= 0 ? pos_type(here) : buf_.streambuf::seekoff(0, cur, out);
+    return here >= 0 ? pos_type(here) : buf_.seek_through(0, cur);
   }
   ostream& seekp(pos_type position) {
     if (!sentry_is_noop()) {
       std::ostream::seekp(position);
     } else if (!buf_.seek_inline(static_cast<std::uint64_t>(off_type(position))) &&
-               buf_.streambuf::seekpos(position, out) == pos_type(off_type(-1))) {
+               buf_.seek_through(off_type(position), beg) == pos_type(off_type(-1))) {
       setstate(failbit);
     }
     return *this;

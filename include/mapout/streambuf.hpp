@@ -125,6 +125,10 @@ class MAPOUT_API streambuf : public std::streambuf {
     return range.offset + (put - range.begin);
   }
 
+  // seekoff's way once seek_inline or tell_inline cannot serve it: a call into the file. For
+  // mapout::ostream, which tried them inline already.
+  pos_type seek_through(off_type offset, std::ios_base::seekdir dir);
+
   // xsputn's way when the bytes do not fit. Out of line: inlined, it lets the compiler load pptr
   // and epptr as one 16-byte word, which waits for the previous call's store to pptr each time
   // (docs/decisions.md, "xsputn").
