@@ -43,6 +43,16 @@ std::size_t buffered_backend::filled(const char* put) const noexcept {
   return std::max(filled_, static_cast<std::size_t>(put - buffer_.get()));
 }
 
+void buffered_backend::leave_cursor(char* put) noexcept {
+  window_.begin = put;
+  if (positioned_) filled_ = filled(put);
+}
+
+seek_range buffered_backend::seekable() const noexcept {
+  if (filled_ == 0 || file_.error) return {};
+  return {buffer_.get(), buffer_.get() + filled_, static_cast<std::int64_t>(base_)};
+}
+
 inline failure buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
   if (size == 0) return {};
   const bool at_offset = !positioned_ || base_ == descriptor_offset_;
@@ -106,14 +116,14 @@ failure buffered_backend::write(char* put, const char* data, std::size_t size) n
   if (offered_mapping(put)) return {};
   if (size <= static_cast<std::size_t>(window_.end - put) && !file_.error) {
     std::memcpy(put, data, size);
-    window_.begin = put + size;
+    leave_cursor(put + size);
     return {};
   }
   short_stretches_ = 0;
   if (failure why = write_out(put)) return why;
   if (size >= capacity_) return write_at_base(data, size);
   std::memcpy(buffer_.get(), data, size);
-  window_.begin = buffer_.get() + size;
+  leave_cursor(buffer_.get() + size);
   return {};
 }
 
@@ -136,8 +146,7 @@ std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_bas
     if (result < 0) why = errno_failure("lseek");
     return result;
   }
-  window_.begin = put;
-  filled_ = filled(put);
+  leave_cursor(put);
   const std::uint64_t from = dir == std::ios_base::beg ? 0
                              : dir == std::ios_base::cur
                                  ? base_ + static_cast<std::uint64_t>(put - buffer_.get())
@@ -169,7 +178,7 @@ std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_bas
 
 failure buffered_backend::flush(char* put) noexcept {
   if (write_on_flush_) return write_out(put);
-  window_.begin = put;
+  leave_cursor(put);
   return file_.error;
 }
 

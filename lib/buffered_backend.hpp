@@ -35,6 +35,10 @@ class buffered_backend final : public backend {
                         std::uint64_t size, std::uint64_t position, mapping_offer offer,
                         std::unique_ptr<backend>& out) noexcept;
 
+  // On a positioned file, the buffer's filled stretch: patching a length behind a record and
+  // going back to the end become moves of the cursor (docs/decisions.md, "seeking buffer").
+  seek_range seekable() const noexcept override;
+  void take_stored(const char* end) noexcept override { filled_ = filled(end); }
   bool is_mapped() const noexcept override { return false; }
   // Flattened: from a full buffer to write(2) in one frame (docs/decisions.md, "slow path").
   [[gnu::flatten]] failure make_room(char* put, std::size_t wanted) noexcept override;
@@ -57,6 +61,8 @@ class buffered_backend final : public backend {
                    bool write_on_flush) noexcept;
   // The bytes of the buffer that hold output: up to the cursor, or further after a seek back.
   std::size_t filled(const char* put) const noexcept;
+  // Ends a call with the window at `put`, and filled_ covering it.
+  void leave_cursor(char* put) noexcept;
   // Writes the buffer's stretch out and makes the whole buffer the window again, at the cursor.
   failure write_out(char* put) noexcept;
   // Declines the call at `put` when the mapping may take over now that the buffer is used up.
@@ -68,7 +74,8 @@ class buffered_backend final : public backend {
 
   // Invariant, between calls (assert_invariant):
   // - window_ lies in the buffer and ends at its end, or is empty at its start after a lost write;
-  // - filled_ counts bytes of the buffer, and is 0 unless positioned_;
+  // - filled_ counts bytes of the buffer, and is 0 unless positioned_; it covers the cursor a
+  //   call leaves, so that seekable() holds every byte written before it;
   // - while positioned_, base_ + the bytes filled is at most size_ only after a seek back, and
   //   descriptor_offset_ is where the last write(2) ended.
   std::unique_ptr<char[]> buffer_;

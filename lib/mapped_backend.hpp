@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "backend.hpp"
@@ -27,6 +28,9 @@ class mapped_backend final : public backend {
   bool is_mapped() const noexcept override { return true; }
   // The bytes written so far that the mapping holds.
   seek_range seekable() const noexcept override;
+  void take_stored(const char* end) noexcept override {
+    high_water_ = std::max(high_water_, map_offset_ + static_cast<std::uint64_t>(end - map_));
+  }
   failure make_room(char* put, std::size_t wanted) noexcept override;
   failure write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;

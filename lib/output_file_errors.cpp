@@ -18,8 +18,9 @@ bool output_file::held_by_cursor() const noexcept {
   return state_ && state_->held_by_cursor;
 }
 
-void output_file::set_held_by_cursor(bool held) noexcept {
+void output_file::set_held_by_cursor(bool held, const char* stored) noexcept {
   if (!state_) return;
+  if (stored && state_->backend) state_->backend->take_stored(stored);
   state_->held_by_cursor = held;
   state_->refused = nullptr;
 }

@@ -31,8 +31,9 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
 
   // What every call that takes the caller's window does first: its stores up to `put` are
-  // compared.
+  // compared, and those it moved its cursor back from are kept.
   void take_view(const window& view) noexcept {
+    if (view.stored > view.begin) backend->take_stored(view.stored);
     if (session) session->stored_up_to(view.begin);
   }
   // And last: the backend's window goes back to the caller, nothing stored in it yet.

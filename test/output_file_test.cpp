@@ -161,6 +161,56 @@ TEST(OutputFile, TellAndSeekMoveTheCursor) {
   }
 }
 
+// The buffer's stretch of a regular file is seekable: a length patched behind its record and
+// the way back to the end are moves of the cursor, and the bytes come out in place.
+TEST(OutputFile, BufferedSeekableIsTheStretchTheBufferHolds) {
+  temp_dir dir;
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "out", std::ios::out, buffered(64)));
+  mapout::output_file::window view = file.current();
+  EXPECT_EQ(file.seekable().begin, nullptr) << "nothing written yet";
+  ASSERT_FALSE(file.write(view, "0123456789", 10));
+  mapout::output_file::seek_range range = file.seekable();
+  ASSERT_NE(range.begin, nullptr);
+  EXPECT_EQ(range.end - range.begin, 10);
+  EXPECT_EQ(range.offset, 0);
+  EXPECT_EQ(range.end, view.begin);
+
+  // Moved back by hand, patched, and moved to the end of the stretch again.
+  view.begin = range.begin + 2;
+  *view.begin++ = 'a';
+  view.begin = range.end;
+  ASSERT_FALSE(file.write(view, "xy", 2));
+  EXPECT_EQ(file.tell(view), 12);
+
+  // A stretch that starts further on keeps the file's offsets.
+  ASSERT_FALSE(file.write(view, std::string(100, 'z').data(), 100));
+  ASSERT_FALSE(file.write(view, "tail", 4));
+  range = file.seekable();
+  ASSERT_NE(range.begin, nullptr);
+  EXPECT_EQ(range.offset + (range.end - range.begin), 116);
+  EXPECT_EQ(file.tell(view), 116);
+  ASSERT_FALSE(file.close(view));
+  EXPECT_EQ(read_file(dir / "out"), "01a3456789xy" + std::string(100, 'z') + "tail");
+}
+
+// A pipe keeps no positions: nothing is seekable there.
+TEST(OutputFile, BufferedPipeHasNoSeekable) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  mapout::output_file file;
+  ASSERT_FALSE(file.open("/dev/fd/" + std::to_string(fds[1]), std::ios::out, buffered(64)));
+  mapout::output_file::window view = file.current();
+  ASSERT_FALSE(file.write(view, "abc", 3));
+  EXPECT_EQ(file.seekable().begin, nullptr);
+  ASSERT_FALSE(file.close(view));
+  char got[4] = {};
+  EXPECT_EQ(::read(fds[0], got, sizeof got), 3);
+  EXPECT_STREQ(got, "abc");
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
 TEST(OutputFile, PublishMakesTheSizeVisibleToAnotherDescriptor) {
   temp_dir dir;
   const auto path = dir / "out";

@@ -66,7 +66,8 @@ class MAPOUT_API output_file {
   // The window after open, with nothing written in it yet.
   window current() const noexcept;
   // Where the caller may seek by moving its cursor, as of the last call (see seek_range). A
-  // caller that stored past its end must make a call before it moves the cursor back.
+  // caller that stored past its end and moves the cursor back names its stores' end in the
+  // window's `stored` at its next call.
   seek_range seekable() const noexcept;
 
   // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.
@@ -131,8 +132,9 @@ class MAPOUT_API output_file {
   friend class streambuf;
   // What the destructors do: discard() with options.atomic, close() otherwise.
   void close_at_destruction(window& view) noexcept;
-  // Set and cleared only by the cursor that holds the window.
-  void set_held_by_cursor(bool held) noexcept;
+  // Set and cleared only by the cursor that holds the window; taking it, with the owner's
+  // window::stored, which the cursor's own calls do not carry.
+  void set_held_by_cursor(bool held, const char* stored = nullptr) noexcept;
   // write() for the cursor that holds the window.
   std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
 

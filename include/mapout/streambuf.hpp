@@ -105,15 +105,20 @@ class MAPOUT_API streambuf : public std::streambuf {
   }
 
   // mapout::ostream's inline seek: moves the cursor to `position` and returns true when it lies
-  // in seekable() and nothing was stored past seekable()'s end since the last call, whose bytes
-  // only a call can take note of. The window then reaches at least to seekable()'s end.
-  // Unsigned: a negative or overflowed position wraps to one far outside seekable().
+  // in seekable() or at its end. Bytes stored on from seekable()'s end since the last call
+  // become part of it, and the next call takes note of them (window::stored); not those stored
+  // after a gap, where the window began past seekable(). The window then reaches at least to
+  // seekable()'s end. Unsigned: a negative or overflowed position wraps to one far outside.
   bool seek_inline(std::uint64_t position) noexcept {
     char* const put = pptr();
-    const seek_range& range = seekable_;
-    if (put < range.begin || put > range.end) return false;
+    seek_range& range = seekable_;
+    if (!range.begin || put < range.begin) return false;
+    if (put > range.end) {
+      if (pbase() > range.end) return false;
+      range.end = put;
+    }
     const std::uint64_t from = position - static_cast<std::uint64_t>(range.offset);
-    if (from >= static_cast<std::uint64_t>(range.end - range.begin)) return false;
+    if (from > static_cast<std::uint64_t>(range.end - range.begin)) return false;
     setp(range.begin + from, epptr() > range.end ? epptr() : range.end);
     return true;
   }
@@ -136,7 +141,7 @@ class MAPOUT_API streambuf : public std::streambuf {
 
   // The put area as output_file's window (the cursor at pptr), and back: every call into the file
   // takes the one and sets the other, and seekable_, from what the call hands back.
-  window put_area() const noexcept { return {pptr(), epptr()}; }
+  window put_area() const noexcept { return {pptr(), epptr(), seekable_.end}; }
   void set_put_area(const window& view) noexcept {
     setp(view.begin, view.end);
     seekable_ = file_.seekable();

@@ -11,12 +11,18 @@ namespace mapout {
 struct window {
   char* begin = nullptr;
   char* end = nullptr;
+  // Where the caller's stores reach, when it moved its cursor back from there into seekable()
+  // since the last call; null or at most begin otherwise. The next call takes note of them.
+  char* stored = nullptr;
 };
 
 // Bytes written before the last call that the caller may move its cursor over without a call
 // until its next one: [begin, end) holds the file's bytes from `offset` on, in the same memory
-// as the window. Empty on the buffer, while a cursor holds the window, and with
-// write_if_changed, where every byte stored must reach the comparison through a call.
+// as the window, and the cursor may also stand at `end`. A caller that stored on from `end`
+// may move back too, and names the end of its stores in window::stored at its next call. On the
+// buffer it is the stretch the buffer holds of a positioned file. Empty (both null) on a pipe,
+// device or appended file, while a cursor holds the window, and with write_if_changed, where every
+// byte stored must reach the comparison through a call.
 struct seek_range {
   char* begin = nullptr;
   char* end = nullptr;
