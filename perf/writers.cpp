@@ -1,7 +1,12 @@
 // The list of writers, in table order: the ceiling, the peers, then mapout's variants.
 #include "writers.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <exception>
+#include <thread>
 
 namespace perf {
 
@@ -25,6 +30,28 @@ std::vector<writer> all_writers() {
 
 void throw_errno(const char* operation, const std::string& path) {
   throw std::system_error(errno, std::generic_category(), std::string(operation) + " " + path);
+}
+
+void run_in_two_halves(const workload& work, const std::string& path, fill_blocks_fn fill) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0 || ::close(fd) != 0) throw_errno("create", path);
+  const std::uint64_t blocks = work.bytes / block_size(work.kind);
+  std::exception_ptr failed;
+  std::thread second([&] {
+    try {
+      fill(work, path, blocks / 2, blocks);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
+  try {
+    fill(work, path, 0, blocks / 2);
+  } catch (...) {
+    second.join();
+    throw;
+  }
+  second.join();
+  if (failed) std::rethrow_exception(failed);
 }
 
 }  // namespace perf

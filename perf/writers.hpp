@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "digest.hpp"
+#include "mapout/copy_short.hpp"
 #include "workloads.hpp"
 
 namespace perf {
@@ -52,8 +53,21 @@ void run_sink(const workload& work, const std::string& path) {
   out.close();
 }
 
+// The hand-written writers' copy: mapout's own, so that the rows differ by what each writer does
+// around its copies. A plain memcpy whose size the compiler can bound becomes rep movsq, which
+// costs records of 17 to 200 bytes twice the call's time (docs/decisions.md, "rep movsq").
+inline void copy_bytes(char* to, const char* from, std::size_t size) noexcept {
+  mapout::detail::copy_short(to, from, size);
+}
+
 // Throws the std::system_error for errno after `operation` on `path` failed.
 [[noreturn]] void throw_errno(const char* operation, const std::string& path);
+
+// Fills blocks [first, last) of a blocks workload into `path`, which exists, from its own offset.
+using fill_blocks_fn = void (*)(const workload&, const std::string& path, std::uint64_t first,
+                                std::uint64_t last);
+// parallel: creates `path` empty, then two threads fill its two halves with `fill`.
+void run_in_two_halves(const workload& work, const std::string& path, fill_blocks_fn fill);
 
 // Each family's writers, in writers_<family>.cpp.
 void add_memory_writers(std::vector<writer>& list);

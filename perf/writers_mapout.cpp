@@ -1,12 +1,7 @@
 // mapout's writers: mapout::ostream through its own type (automatic, mapped and buffered
 // strategies, and each extension mode), through std::ostream&, and the raw streambuf.
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <exception>
 #include <mapout/ostream.hpp>
 #include <mapout/streambuf.hpp>
-#include <thread>
 
 #include "ostream_sink.hpp"
 
@@ -112,25 +107,7 @@ void fill_blocks(const workload& work, const std::string& path, std::uint64_t fi
 // parallel: two threads, one stream each, fill the two halves of one file, to set against the
 // one stream of the mapout row.
 void run_halves(const workload& work, const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0 || ::close(fd) != 0) throw_errno("create", path);
-  const std::uint64_t blocks = work.bytes / block_size(work.kind);
-  std::exception_ptr failed;
-  std::thread second([&] {
-    try {
-      fill_blocks(work, path, blocks / 2, blocks);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
-  try {
-    fill_blocks(work, path, 0, blocks / 2);
-  } catch (...) {
-    second.join();
-    throw;
-  }
-  second.join();
-  if (failed) std::rethrow_exception(failed);
+  run_in_two_halves(work, path, fill_blocks);
 }
 
 writer ostream_writer(std::string id, std::string label,

@@ -36,7 +36,7 @@ class memory_sink {
   }
   void line(std::uint32_t i, std::uint32_t) { put_ = format_line(put_, i); }
   void block(const char* data, std::size_t size) {
-    std::memcpy(put_, data, size);
+    copy_bytes(put_, data, size);
     put_ += size;
   }
   std::uint64_t tell() const { return static_cast<std::uint64_t>(put_ - buffer_begin); }
@@ -45,7 +45,7 @@ class memory_sink {
     put_ = buffer_begin + offset;
   }
   void write_at(std::uint64_t offset, const char* data, std::size_t size) {
-    std::memcpy(buffer_begin + offset, data, size);
+    copy_bytes(buffer_begin + offset, data, size);
   }
   void close() { buffer_cursor = std::max(high_water_, put_); }
 
@@ -67,8 +67,8 @@ void add_memory_writers(std::vector<writer>& list) {
   writer ceiling;
   ceiling.id = "ceiling";
   ceiling.label = "ceiling (memory)";
-  ceiling.apis = {"store",  "copy_short", "to_chars", "memcpy", "memcpy",
-                  "memcpy", "memcpy",     "memcpy",   "memcpy", "memcpy"};
+  ceiling.apis = {"store",      "copy_short", "to_chars",   "copy_short", "copy_short",
+                  "copy_short", "copy_short", "copy_short", "copy_short", "copy_short"};
   ceiling.prepare = prepare_buffer;
   ceiling.run = run_sink<memory_sink>;
   ceiling.memory_digest = buffer_digest;

@@ -33,7 +33,7 @@ class whole_mapping_sink {
   }
   void block(const char* data, std::size_t size) {
     if (at_ + size > length_) grow(at_ + size);
-    std::memcpy(map_ + at_, data, size);
+    copy_bytes(map_ + at_, data, size);
     at_ += size;
   }
   std::uint64_t tell() const { return at_; }

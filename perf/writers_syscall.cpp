@@ -59,7 +59,7 @@ class write_buffer_sink {
         return;
       }
     }
-    std::memcpy(put_, data, size);
+    copy_bytes(put_, data, size);
     put_ += size;
   }
   void close() {
@@ -194,7 +194,7 @@ class local_buffer_sink {
         return;
       }
     }
-    std::memcpy(put_, data, size);
+    copy_bytes(put_, data, size);
     put_ += size;
   }
   const char* position() const { return put_; }
@@ -212,20 +212,69 @@ void run_local_buffer(const workload& work, const std::string& path) {
   file.close(sink.position());
 }
 
+// pwrite(2) until every byte is taken, at `offset`.
+void pwrite_fully(int fd, const char* data, std::size_t size, std::uint64_t offset,
+                  const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("pwrite", path);
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
+// parallel's hand-written limit: each thread gathers its blocks in a 64 KiB buffer of its own
+// and hands it to pwrite(2) on a descriptor of its own, as the mapout::ostream row does.
+void pwrite_blocks(const workload& work, const std::string& path, std::uint64_t first,
+                   std::uint64_t last) {
+  const std::size_t block = block_size(work.kind);
+  const std::string& random = work.input->random;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw_errno("open", path);
+  const std::unique_ptr<char[]> buffer(new char[buffer_file::capacity]);
+  std::size_t filled = 0;
+  std::uint64_t offset = first * block;
+  for (std::uint64_t k = first; k < last; ++k) {
+    const char* data = random.data() + k * block % random.size();
+    if (block >= buffer_file::capacity) {
+      pwrite_fully(fd, data, block, offset, path);
+      offset += block;
+      continue;
+    }
+    if (filled + block > buffer_file::capacity) {
+      pwrite_fully(fd, buffer.get(), filled, offset, path);
+      offset += filled;
+      filled = 0;
+    }
+    copy_bytes(buffer.get() + filled, data, block);
+    filled += block;
+  }
+  pwrite_fully(fd, buffer.get(), filled, offset, path);
+  if (::close(fd) != 0) throw_errno("close", path);
+}
+
+void run_pwrite_halves(const workload& work, const std::string& path) {
+  run_in_two_halves(work, path, pwrite_blocks);
+}
+
 }  // namespace
 
 void add_syscall_writers(std::vector<writer>& list) {
   writer buffer;
   buffer.id = "write64k";
   buffer.label = "64 KiB buffer + write(2)";
-  buffer.apis = {"store", "memcpy", "to_chars", "memcpy", "memcpy"};
+  buffer.apis = {"store", "copy_short", "to_chars", "copy_short", "copy_short"};
   buffer.run = run_sink<write_buffer_sink>;
   list.push_back(buffer);
 
   writer local;
   local.id = "write64k-local";
   local.label = "64 KiB buffer, local cursor";
-  local.apis = {"store", "memcpy", "to_chars", "memcpy", "memcpy"};
+  local.apis = {"store", "copy_short", "to_chars", "copy_short", "copy_short"};
   local.run = run_local_buffer;
   list.push_back(local);
 
@@ -236,6 +285,15 @@ void add_syscall_writers(std::vector<writer>& list) {
                      "pwrite", "pwrite", "pwrite", "pwrite", "pwrite"};
   positioned.run = run_sink<pwrite_buffer_sink>;
   list.push_back(positioned);
+
+  writer halves;
+  halves.id = "pwrite-parallel";
+  halves.label = "64 KiB buffers + pwrite(2), 2 threads";
+  halves.apis[static_cast<std::size_t>(workload_kind::blocks_4k)] = "2 threads: pwrite";
+  halves.apis[static_cast<std::size_t>(workload_kind::blocks_1m)] = "2 threads: pwrite";
+  halves.quick = false;
+  halves.run = run_pwrite_halves;
+  list.push_back(halves);
 }
 
 }  // namespace perf
