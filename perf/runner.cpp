@@ -185,7 +185,12 @@ std::vector<cell> run_plan(const plan& p, const std::vector<writer>& writers, co
         for (std::size_t k = 0; k < count; ++k) cells[first + k].bytes = work.bytes;
         for (int round = 0; round < p.rounds; ++round) {
           for (std::size_t k = 0; k < count; ++k) {
-            cell& c = cells[first + (k + static_cast<std::size_t>(round)) % count];
+            // Forward in even rounds, backward in odd ones, from a start that moves: a writer
+            // follows a different one from round to round, so that none always finds the page
+            // cache and the freed memory that one writer leaves.
+            const std::size_t step = round % 2 == 0 ? k : count - 1 - k;
+            const auto start = static_cast<std::size_t>(round / 2);
+            cell& c = cells[first + (step + start) % count];
             if (!c.skipped.empty()) continue;
             const writer& w = writers[c.writer];
             if (c.error.empty()) {
