@@ -102,7 +102,7 @@ class MAPOUT_API ostream final : public std::ostream {
 
   // seekp and tellp as std::ostream's, without its sentry and virtual calls whenever that sentry
   // would do nothing: a writer that fills an index laid out in a file seeks before each record.
-  // Inside the bytes the mapping holds, a seek is a compare and a move of the cursor.
+  // Inside the bytes the mapping or the buffer holds, a seek is a compare and a move of the cursor.
   pos_type tellp() {
     if (!sentry_is_noop()) return std::ostream::tellp();
     const std::int64_t here = buf_.tell_inline();
