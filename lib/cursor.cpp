@@ -39,7 +39,7 @@ cursor::taken cursor::take(ostream& out) {
   if (out.tie() != nullptr) out.tie()->flush();
   const taken result{out.buf_.put_area(), {&out, owner_kind::ostream}};
   out.buf_.setp(nullptr, nullptr);
-  out.buf_.file_.set_held_by_cursor(true, result.view.stored);
+  out.buf_.file_.set_held_by_cursor(true, result.view);
   return result;
 }
 
@@ -47,7 +47,7 @@ cursor::taken cursor::take(streambuf& buf) {
   if (buf.file_.held_by_cursor()) throw_second_cursor();
   const taken result{buf.put_area(), {&buf, owner_kind::streambuf}};
   buf.setp(nullptr, nullptr);
-  buf.file_.set_held_by_cursor(true, result.view.stored);
+  buf.file_.set_held_by_cursor(true, result.view);
   return result;
 }
 
@@ -55,7 +55,7 @@ cursor::taken cursor::take(output_file& file, window& view) {
   if (file.held_by_cursor()) throw_second_cursor();
   const taken result{view, {&file, owner_kind::output_file}, &view};
   view = {};
-  file.set_held_by_cursor(true, result.view.stored);
+  file.set_held_by_cursor(true, result.view);
   return result;
 }
 

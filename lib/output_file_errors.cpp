@@ -18,9 +18,9 @@ bool output_file::held_by_cursor() const noexcept {
   return state_ && state_->held_by_cursor;
 }
 
-void output_file::set_held_by_cursor(bool held, const char* stored) noexcept {
+void output_file::set_held_by_cursor(bool held, const window& owner_view) noexcept {
   if (!state_) return;
-  if (stored && state_->backend) state_->backend->take_stored(stored);
+  if (state_->backend) state_->keep_stored(owner_view);
   state_->held_by_cursor = held;
   state_->refused = nullptr;
 }

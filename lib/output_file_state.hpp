@@ -33,8 +33,12 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   // What every call that takes the caller's window does first: its stores up to `put` are
   // compared, and those it moved its cursor back from are kept.
   void take_view(const window& view) noexcept {
-    if (view.stored > view.begin) backend->take_stored(view.stored);
+    keep_stored(view);
     if (session) session->stored_up_to(view.begin);
+  }
+  // The bytes stored up to view.stored, which the caller moved its cursor back from.
+  void keep_stored(const window& view) noexcept {
+    if (view.stored > view.begin) backend->take_stored(view.stored);
   }
   // And last: the backend's window goes back to the caller, nothing stored in it yet.
   void give_view(window& view) noexcept {

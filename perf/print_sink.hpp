@@ -97,9 +97,7 @@ class print_sink {
 // "print" for each of `kinds`, nothing for the other workloads.
 inline std::array<const char*, workload_kind_count> print_apis(
     std::initializer_list<workload_kind> kinds) {
-  std::array<const char*, workload_kind_count> apis{};
-  for (const workload_kind kind : kinds) apis[static_cast<std::size_t>(kind)] = "print";
-  return apis;
+  return apis_for(kinds, "print");
 }
 
 // A print row: `apis` gives the workloads it runs; its numbers rows are checked against

@@ -143,20 +143,14 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
       }
       break;
     }
-    case workload_kind::lines: {
-      char line[max_line_size];
-      while (work.bytes < size) {
-        work.bytes += static_cast<std::uint64_t>(
-            format_line(line, static_cast<std::uint32_t>(work.count)) - line);
-        ++work.count;
-      }
-      break;
-    }
+    case workload_kind::lines:
     case workload_kind::table: {
+      char* (*const format)(char*, std::uint32_t) =
+          kind == workload_kind::lines ? format_line : format_table_line;
       char line[max_line_size];
       while (work.bytes < size) {
-        work.bytes += static_cast<std::uint64_t>(
-            format_table_line(line, static_cast<std::uint32_t>(work.count)) - line);
+        work.bytes +=
+            static_cast<std::uint64_t>(format(line, static_cast<std::uint32_t>(work.count)) - line);
         ++work.count;
       }
       break;

@@ -32,6 +32,13 @@ void throw_errno(const char* operation, const std::string& path) {
   throw std::system_error(errno, std::generic_category(), std::string(operation) + " " + path);
 }
 
+std::array<const char*, workload_kind_count> apis_for(std::initializer_list<workload_kind> kinds,
+                                                      const char* api) {
+  std::array<const char*, workload_kind_count> apis{};
+  for (const workload_kind kind : kinds) apis[static_cast<std::size_t>(kind)] = api;
+  return apis;
+}
+
 void run_in_two_halves(const workload& work, const std::string& path, fill_blocks_fn fill) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0 || ::close(fd) != 0) throw_errno("create", path);

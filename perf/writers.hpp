@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -63,11 +64,30 @@ inline void copy_bytes(char* to, const char* from, std::size_t size) noexcept {
 // Throws the std::system_error for errno after `operation` on `path` failed.
 [[noreturn]] void throw_errno(const char* operation, const std::string& path);
 
+// `api` for each of `kinds`, nothing for the other workloads.
+std::array<const char*, workload_kind_count> apis_for(std::initializer_list<workload_kind> kinds,
+                                                      const char* api);
+
 // Fills blocks [first, last) of a blocks workload into `path`, which exists, from its own offset.
 using fill_blocks_fn = void (*)(const workload&, const std::string& path, std::uint64_t first,
                                 std::uint64_t last);
 // parallel: creates `path` empty, then two threads fill its two halves with `fill`.
 void run_in_two_halves(const workload& work, const std::string& path, fill_blocks_fn fill);
+template <fill_blocks_fn Fill>
+void run_halves(const workload& work, const std::string& path) {
+  run_in_two_halves(work, path, Fill);
+}
+// A parallel row of the two blocks workloads, written with `api`.
+template <fill_blocks_fn Fill>
+writer two_halves_writer(std::string id, std::string label, const char* api) {
+  writer w;
+  w.id = std::move(id);
+  w.label = std::move(label);
+  w.apis = apis_for({workload_kind::blocks_4k, workload_kind::blocks_1m}, api);
+  w.quick = false;
+  w.run = run_halves<Fill>;
+  return w;
+}
 
 // Each family's writers, in writers_<family>.cpp.
 void add_memory_writers(std::vector<writer>& list);

@@ -16,8 +16,7 @@ void add_fmt_writers(std::vector<writer>& list) {
   writer shortest;
   shortest.id = "fmt-shortest";
   shortest.label = "fmt::output_file {}";
-  shortest.apis[static_cast<std::size_t>(workload_kind::numbers)] = "print";
-  shortest.apis[static_cast<std::size_t>(workload_kind::doubles)] = "print";
+  shortest.apis = apis_for({workload_kind::numbers, workload_kind::doubles}, "print");
   shortest.quick = false;
   shortest.run = run_sink<fmt_sink<true>>;
   shortest.reference = shortest_digest;

@@ -104,12 +104,6 @@ void fill_blocks(const workload& work, const std::string& path, std::uint64_t fi
   if (!out) throw std::system_error(out.error(), out.error_message());
 }
 
-// parallel: two threads, one stream each, fill the two halves of one file, to set against the
-// one stream of the mapout row.
-void run_halves(const workload& work, const std::string& path) {
-  run_in_two_halves(work, path, fill_blocks);
-}
-
 writer ostream_writer(std::string id, std::string label,
                       void (*run)(const workload&, const std::string&)) {
   writer w;
@@ -150,14 +144,10 @@ void add_mapout_writers(std::vector<writer>& list) {
   generic.apis[static_cast<std::size_t>(workload_kind::doubles)] = "<<";
   list.push_back(generic);
 
-  writer halves;
-  halves.id = "mapout-parallel";
-  halves.label = "mapout::ostream, 2 threads";
-  halves.apis[static_cast<std::size_t>(workload_kind::blocks_4k)] = "2 streams: write";
-  halves.apis[static_cast<std::size_t>(workload_kind::blocks_1m)] = "2 streams: write";
-  halves.quick = false;
-  halves.run = run_halves;
-  list.push_back(halves);
+  // parallel: two threads, one stream each, fill the two halves of one file, to set against the
+  // one stream of the mapout row.
+  list.push_back(two_halves_writer<fill_blocks>("mapout-parallel", "mapout::ostream, 2 threads",
+                                                "2 streams: write"));
 
   writer raw;
   raw.id = "mapout-streambuf";

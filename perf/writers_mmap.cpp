@@ -77,8 +77,7 @@ void add_mmap_writers(std::vector<writer>& list) {
   writer whole;
   whole.id = "mmap";
   whole.label = "mmap of the whole file";
-  whole.apis[static_cast<std::size_t>(workload_kind::random_16)] = "store";
-  whole.apis[static_cast<std::size_t>(workload_kind::random_64)] = "store";
+  whole.apis = apis_for({workload_kind::random_16, workload_kind::random_64}, "store");
   whole.run = run_sink<whole_mapping_sink>;
   list.push_back(whole);
 }

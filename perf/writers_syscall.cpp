@@ -27,6 +27,21 @@ void write_fully(int fd, const char* data, std::size_t size, const std::string& 
   }
 }
 
+// pwrite(2) until every byte is taken, at `offset`.
+void pwrite_fully(int fd, const char* data, std::size_t size, std::uint64_t offset,
+                  const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("pwrite", path);
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
 class write_buffer_sink {
  public:
   explicit write_buffer_sink(const std::string& path, bool positioned = false)
@@ -87,16 +102,7 @@ class write_buffer_sink {
   }
   // pwrite(2) at `offset`, whatever the buffer holds.
   void write_around(std::uint64_t offset, const char* data, std::size_t size) {
-    while (size > 0) {
-      const ssize_t n = ::pwrite(fd_, data, size, static_cast<off_t>(offset));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw_errno("pwrite", path_);
-      }
-      data += n;
-      size -= static_cast<std::size_t>(n);
-      offset += static_cast<std::uint64_t>(n);
-    }
+    pwrite_fully(fd_, data, size, offset, path_);
   }
 
   std::string path_;
@@ -212,21 +218,6 @@ void run_local_buffer(const workload& work, const std::string& path) {
   file.close(sink.position());
 }
 
-// pwrite(2) until every byte is taken, at `offset`.
-void pwrite_fully(int fd, const char* data, std::size_t size, std::uint64_t offset,
-                  const std::string& path) {
-  while (size > 0) {
-    const ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw_errno("pwrite", path);
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-    offset += static_cast<std::uint64_t>(n);
-  }
-}
-
 // parallel's hand-written limit: each thread gathers its blocks in a 64 KiB buffer of its own
 // and hands it to pwrite(2) on a descriptor of its own, as the mapout::ostream row does.
 void pwrite_blocks(const workload& work, const std::string& path, std::uint64_t first,
@@ -257,10 +248,6 @@ void pwrite_blocks(const workload& work, const std::string& path, std::uint64_t 
   if (::close(fd) != 0) throw_errno("close", path);
 }
 
-void run_pwrite_halves(const workload& work, const std::string& path) {
-  run_in_two_halves(work, path, pwrite_blocks);
-}
-
 }  // namespace
 
 void add_syscall_writers(std::vector<writer>& list) {
@@ -286,14 +273,8 @@ void add_syscall_writers(std::vector<writer>& list) {
   positioned.run = run_sink<pwrite_buffer_sink>;
   list.push_back(positioned);
 
-  writer halves;
-  halves.id = "pwrite-parallel";
-  halves.label = "64 KiB buffers + pwrite(2), 2 threads";
-  halves.apis[static_cast<std::size_t>(workload_kind::blocks_4k)] = "2 threads: pwrite";
-  halves.apis[static_cast<std::size_t>(workload_kind::blocks_1m)] = "2 threads: pwrite";
-  halves.quick = false;
-  halves.run = run_pwrite_halves;
-  list.push_back(halves);
+  list.push_back(two_halves_writer<pwrite_blocks>(
+      "pwrite-parallel", "64 KiB buffers + pwrite(2), 2 threads", "2 threads: pwrite"));
 }
 
 }  // namespace perf

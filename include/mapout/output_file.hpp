@@ -132,9 +132,9 @@ class MAPOUT_API output_file {
   friend class streambuf;
   // What the destructors do: discard() with options.atomic, close() otherwise.
   void close_at_destruction(window& view) noexcept;
-  // Set and cleared only by the cursor that holds the window; taking it, with the owner's
-  // window::stored, which the cursor's own calls do not carry.
-  void set_held_by_cursor(bool held, const char* stored = nullptr) noexcept;
+  // Set and cleared only by the cursor that holds the window; taking it, with the owner's view,
+  // whose window::stored the cursor's own calls do not carry.
+  void set_held_by_cursor(bool held, const window& owner_view = {}) noexcept;
   // write() for the cursor that holds the window.
   std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
 

@@ -11,8 +11,9 @@ namespace mapout {
 struct window {
   char* begin = nullptr;
   char* end = nullptr;
-  // Where the caller's stores reach, when it moved its cursor back from there into seekable()
-  // since the last call; null or at most begin otherwise. The next call takes note of them.
+  // For a caller that moved its cursor back into seekable() since the last call: the end of the
+  // bytes it may have stored, seekable()'s end or further where it stored on from there. The
+  // next call takes note of them. Null, or at most begin, for a caller that did not move back.
   char* stored = nullptr;
 };
 
