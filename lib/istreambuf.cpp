@@ -197,7 +197,10 @@ istreambuf::pos_type istreambuf::seekoff(off_type offset, std::ios_base::seekdir
   const std::int64_t largest = std::numeric_limits<std::int64_t>::max();
   if (offset < -base || (offset > 0 && base > largest - offset)) return failed;
   const std::int64_t target = base + offset;
-  if (input_.is_mapped() && !cut_ && target <= static_cast<std::int64_t>(input_.size())) {
+  // tellg: the bytes consumed count, without a call (std::filebuf's answer on a device that
+  // ignores seeks, lseek's 0 less what its buffer holds, depends on the buffer's size).
+  const bool tell = dir == std::ios_base::cur && offset == 0;
+  if (tell || (input_.is_mapped() && !cut_ && target <= static_cast<std::int64_t>(input_.size()))) {
     set_position(target);
     return pos_type(off_type(target));
   }
@@ -218,7 +221,9 @@ bool istreambuf::end_now(std::int64_t& end) {
     return end >= 0;
   }
   // The file's size now, which may be past the mapping or, cut by another process, short of it:
-  // as std::ifstream, the stream then reads on from the new end, through the descriptor.
+  // as std::ifstream, the stream then reads on from the new end, through the descriptor. Not
+  // once a read met a lost page: its zeroes were taken for the file's bytes, badbit says so.
+  if (input_access::faulted(input_)) throw input_.error_exception();
   struct stat st;
   if (detail::sys().fstat(fd, &st) != 0) return false;
   end = static_cast<std::int64_t>(st.st_size);

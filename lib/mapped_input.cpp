@@ -308,6 +308,10 @@ void input_access::record_failure(const mapped_input& input, failure why) noexce
   if (input.state_) input.state_->record_reading_failure(why);
 }
 
+bool input_access::faulted(const mapped_input& input) noexcept {
+  return input.state_ && input.state_->guard && input.state_->guard->failed();
+}
+
 int input_access::descriptor(const mapped_input& input) noexcept {
   return input.state_ ? input.state_->fd.get() : -1;
 }

@@ -98,7 +98,10 @@ streambuf::int_type streambuf::overflow(int_type c) {
   window view = put_area();
   const std::error_code ec = file_.make_room(view, 1);
   set_put_area(view);
-  if (ec) return traits_type::eof();
+  if (ec) {
+    refuse_stores();
+    return traits_type::eof();
+  }
   store(traits_type::to_char_type(c));  // make_room left room for at least one byte
   return c;
 }
@@ -121,6 +124,7 @@ std::streamsize streambuf::write_through(const char* data, std::size_t size) {
   // every byte was stored (a page lost under the mapping) counts none: which of them reached the
   // file is not known. Nor is it on a pipe, a device or an appended file.
   const std::int64_t after = before >= 0 ? file_.tell(view) : -1;
+  refuse_stores();
   if (after <= before || static_cast<std::uint64_t>(after - before) >= size) return 0;
   return static_cast<std::streamsize>(after - before);
 }
@@ -160,7 +164,9 @@ int streambuf::sync() {
   window view = put_area();
   const std::error_code ec = file_.flush(view);
   set_put_area(view);
-  return ec ? -1 : 0;
+  if (!ec) return 0;
+  refuse_stores();
+  return -1;
 }
 
 }  // namespace mapout

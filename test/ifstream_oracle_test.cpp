@@ -271,16 +271,24 @@ TEST(IfstreamOracle, SeekOnDevZeroLandsWhereTheDeviceSays) {
   in.same("read 10", [](std::istream& s) {
     char bytes[10];
     s.read(bytes, sizeof bytes);
-    return std::string(bytes, sizeof bytes) + both_streams::tell(s);
+    return std::string(bytes, sizeof bytes) + both_streams::state(s);
   });
+  // std::ifstream's tellg() here is lseek's 0 less what its buffer holds; mapout counts the bytes
+  // consumed since the seek (mapout/istream.hpp).
+  EXPECT_EQ(in.actual().tellg(), 10);
   in.same("seekg(-5, cur)", [](std::istream& s) {
     s.seekg(-5, std::ios::cur);
     return both_streams::tell(s);
   });
+  in.same("seekg(1 << 20, cur)", [](std::istream& s) {
+    s.seekg(1 << 20, std::ios::cur);
+    return both_streams::tell(s);
+  });
   in.same("seekg(0, end)", seek_end_and_tell);
-  in.same("unget", [](std::istream& s) {
-    s.unget();
-    return both_streams::state(s) + " get " + std::to_string(s.get());
+  in.same("read 10 more", [](std::istream& s) {
+    char bytes[10];
+    s.read(bytes, sizeof bytes);
+    return std::string(bytes, sizeof bytes) + both_streams::state(s);
   });
 }
 

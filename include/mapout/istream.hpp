@@ -28,7 +28,9 @@ namespace mapout {
 //
 // As with std::filebuf, a seek past the end succeeds and reads there find end of file; seeking
 // fails on a pipe. Where the bytes are read as they are consumed, a seek lands where lseek(2)
-// puts the descriptor, as std::filebuf's does: on /dev/zero, which ignores seeks, at 0. putback of
+// puts the descriptor, as std::filebuf's does: on /dev/zero, which ignores seeks, at 0. tellg()
+// then counts the bytes consumed since, where std::ifstream reports lseek's 0 less what its
+// buffer holds, a negative position that depends on the size of that buffer. putback of
 // a character other than the one before the position fails, as on a std::stringbuf opened for
 // reading only: the bytes are read-only.
 //

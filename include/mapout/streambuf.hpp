@@ -148,6 +148,11 @@ class MAPOUT_API streambuf : public std::streambuf {
     seekable_ = file_.seekable();
   }
 
+  // After a failed write or flush nothing more reaches the file (output_file's errors are sticky):
+  // an empty put area makes the next store call back and fail, where a buffer with room would
+  // take bytes that are then dropped.
+  void refuse_stores() noexcept { setp(pptr(), pptr()); }
+
   output_file file_;
   seek_range seekable_;
   // A regular file not opened for appending: its offsets are the backend's arithmetic, so a
