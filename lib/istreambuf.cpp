@@ -197,10 +197,11 @@ istreambuf::pos_type istreambuf::seekoff(off_type offset, std::ios_base::seekdir
   const std::int64_t largest = std::numeric_limits<std::int64_t>::max();
   if (offset < -base || (offset > 0 && base > largest - offset)) return failed;
   const std::int64_t target = base + offset;
-  // tellg: the bytes consumed count, without a call (std::filebuf's answer on a device that
-  // ignores seeks, lseek's 0 less what its buffer holds, depends on the buffer's size).
-  const bool tell = dir == std::ios_base::cur && offset == 0;
-  if (tell || (input_.is_mapped() && !cut_ && target <= static_cast<std::int64_t>(input_.size()))) {
+  // tellg: the bytes consumed count, without a call, and the get area stays (std::filebuf's
+  // answer on a device that ignores seeks, lseek's 0 less what its buffer holds, depends on the
+  // buffer's size).
+  if (dir == std::ios_base::cur && offset == 0) return pos_type(off_type(target));
+  if (input_.is_mapped() && !cut_ && target <= static_cast<std::int64_t>(input_.size())) {
     set_position(target);
     return pos_type(off_type(target));
   }
