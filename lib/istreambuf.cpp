@@ -1,6 +1,7 @@
 // mapout::istreambuf: the get area is the mapping of the whole file, or a buffer for what cannot be
 // mapped and for what the file grew by since; the virtuals run only at the end of either, to seek,
 // and to put back what the get area does not hold.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <limits>
@@ -29,7 +30,8 @@ istreambuf::istreambuf(istreambuf&& other) noexcept
       buffered_(std::exchange(other.buffered_, false)),
       buffer_start_(std::exchange(other.buffer_start_, 0)),
       descriptor_offset_(std::exchange(other.descriptor_offset_, 0)),
-      seekable_(std::exchange(other.seekable_, false)) {
+      seekable_(std::exchange(other.seekable_, false)),
+      cut_(std::exchange(other.cut_, false)) {
   other.setg(nullptr, nullptr, nullptr);
 }
 
@@ -41,6 +43,7 @@ istreambuf& istreambuf::operator=(istreambuf&& other) noexcept {
   buffer_start_ = std::exchange(other.buffer_start_, 0);
   descriptor_offset_ = std::exchange(other.descriptor_offset_, 0);
   seekable_ = std::exchange(other.seekable_, false);
+  cut_ = std::exchange(other.cut_, false);
   other.setg(nullptr, nullptr, nullptr);
   return *this;
 }
@@ -53,6 +56,7 @@ void istreambuf::swap(istreambuf& other) noexcept {
   std::swap(buffer_start_, other.buffer_start_);
   std::swap(descriptor_offset_, other.descriptor_offset_);
   std::swap(seekable_, other.seekable_);
+  std::swap(cut_, other.cut_);
 }
 
 istreambuf* istreambuf::open(const std::filesystem::path& path, std::ios_base::openmode mode,
@@ -85,13 +89,14 @@ istreambuf* istreambuf::close() {
   buffered_ = false;
   buffer_start_ = 0;
   seekable_ = false;
+  cut_ = false;
   return input_.close() ? nullptr : this;
 }
 
 void istreambuf::set_position(std::int64_t position) noexcept {
   // The mapping, empty when there is none: then only position 0 is in it, and underflow reads.
   const std::string_view mapped = input_.view();
-  if (position <= static_cast<std::int64_t>(mapped.size())) {
+  if (!cut_ && position <= static_cast<std::int64_t>(mapped.size())) {
     // The bytes are never written: every path that would store into the get area (pbackfail
     // with another character) fails instead.
     char* const first = const_cast<char*>(mapped.data());
@@ -145,7 +150,7 @@ istreambuf::int_type istreambuf::underflow() {
   if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
   if (!is_open()) return traits_type::eof();
   const std::int64_t at = position();
-  if (input_.is_mapped()) {
+  if (input_.is_mapped() && !cut_) {
     // The end of the mapping: the file may have grown since (read on) or shrunk (an error).
     std::uint64_t size = 0;
     if (input_access::size_now(input_, size)) throw input_.error_exception();
@@ -179,20 +184,12 @@ istreambuf::pos_type istreambuf::seekoff(off_type offset, std::ios_base::seekdir
                                          std::ios_base::openmode which) {
   const pos_type failed(off_type(-1));
   if (!(which & std::ios_base::in) || !is_open() || !seekable_) return failed;
+  const int fd = input_access::descriptor(input_);
   std::int64_t base = 0;
   if (dir == std::ios_base::cur) {
     base = position();
   } else if (dir == std::ios_base::end) {
-    // Where the file ends now, which may be past the mapping.
-    if (input_.is_mapped()) {
-      std::uint64_t size = 0;
-      if (input_access::size_now(input_, size)) throw input_.error_exception();
-      base = static_cast<std::int64_t>(size);
-    } else {
-      descriptor_offset_ = detail::sys().lseek(input_access::descriptor(input_), 0, SEEK_END);
-      if (descriptor_offset_ < 0) return failed;
-      base = descriptor_offset_;
-    }
+    if (!end_now(base)) return failed;
   } else if (dir != std::ios_base::beg) {
     return failed;
   }
@@ -200,8 +197,39 @@ istreambuf::pos_type istreambuf::seekoff(off_type offset, std::ios_base::seekdir
   const std::int64_t largest = std::numeric_limits<std::int64_t>::max();
   if (offset < -base || (offset > 0 && base > largest - offset)) return failed;
   const std::int64_t target = base + offset;
-  set_position(target);
-  return pos_type(off_type(target));
+  // tellg: the bytes consumed count, without a call, and the get area stays (std::filebuf's
+  // answer on a device that ignores seeks, lseek's 0 less what its buffer holds, depends on the
+  // buffer's size).
+  if (dir == std::ios_base::cur && offset == 0) return pos_type(off_type(target));
+  if (input_.is_mapped() && !cut_ && target <= static_cast<std::int64_t>(input_.size())) {
+    set_position(target);
+    return pos_type(off_type(target));
+  }
+  // Where the bytes come from the descriptor, it says where a seek lands, as for std::filebuf: a
+  // device such as /dev/zero stays at 0, and a file system refuses offsets past its largest file.
+  const off_t landed = detail::sys().lseek(fd, target, SEEK_SET);
+  if (landed < 0) return failed;
+  descriptor_offset_ = landed;
+  if (!buffered_ || landed != position()) set_position(landed);
+  return pos_type(off_type(landed));
+}
+
+bool istreambuf::end_now(std::int64_t& end) {
+  const int fd = input_access::descriptor(input_);
+  if (!input_.is_mapped()) {
+    descriptor_offset_ = detail::sys().lseek(fd, 0, SEEK_END);
+    end = descriptor_offset_;
+    return end >= 0;
+  }
+  // The file's size now, which may be past the mapping or, cut by another process, short of it:
+  // as std::ifstream, the stream then reads on from the new end, through the descriptor. Not
+  // once a read met a lost page: its zeroes were taken for the file's bytes, badbit says so.
+  if (input_access::faulted(input_)) throw input_.error_exception();
+  struct stat st;
+  if (detail::sys().fstat(fd, &st) != 0) return false;
+  end = static_cast<std::int64_t>(st.st_size);
+  if (end < static_cast<std::int64_t>(input_.size())) cut_ = true;
+  return true;
 }
 
 istreambuf::pos_type istreambuf::seekpos(pos_type position, std::ios_base::openmode which) {

@@ -156,7 +156,8 @@ failure mapped_input::state::open_file(const char* file, access advice,
     const bool no_room = why.operation == larger_than_the_address_space;
     if (why.error != ENODEV && (read_unmappable || !no_room)) return why;
   }
-  if (!read_unmappable) return S_ISDIR(st.st_mode) ? failure{EISDIR, "read"} : failure{};
+  // Left to the reader: a directory opens as for std::filebuf, and its first read fails.
+  if (!read_unmappable) return {};
   return read_file(static_cast<std::size_t>(length));
 }
 
@@ -305,6 +306,10 @@ std::error_code input_access::open_unread(mapped_input& input, const std::filesy
 
 void input_access::record_failure(const mapped_input& input, failure why) noexcept {
   if (input.state_) input.state_->record_reading_failure(why);
+}
+
+bool input_access::faulted(const mapped_input& input) noexcept {
+  return input.state_ && input.state_->guard && input.state_->guard->failed();
 }
 
 int input_access::descriptor(const mapped_input& input) noexcept {

@@ -18,7 +18,6 @@ bool prints_classically(const std::locale& locale) {
 
 ostream::ostream() : std::ostream(nullptr) {
   init(&buf_);
-  buf_.owner_ = this;
   // Where std::ofstream would print in the classic locale, print the same through mapout's
   // num_put; under any other global locale, exactly as std::ofstream.
   if (getloc() == std::locale::classic()) imbue(numbers_locale());
@@ -39,7 +38,6 @@ ostream::ostream(ostream&& other)
       classic_locale_(std::exchange(other.classic_locale_, false)),
       locale_watched_(std::exchange(other.locale_watched_, false)) {
   set_rdbuf(&buf_);
-  buf_.owner_ = this;
   if (other.buf_.file().held_by_cursor()) {
     // The file stayed with other, whose cursor writes on: other gets back what the base's move
     // took (callbacks, tie), and this stream is left as after a failed open.
@@ -131,6 +129,13 @@ void ostream::watch_locale_again() {
   register_callback(&ostream::on_ios_event, 0);
   locale_watched_ = true;
   classic_locale_ = prints_classically(getloc());
+}
+
+void ostream::rethrow_with_cause() const {
+  if ((rdstate() & badbit) && (buf_.error() || buf_.file().held_by_cursor())) {
+    throw buf_.file().exception_for(std::make_error_code(std::errc::device_or_resource_busy));
+  }
+  throw;
 }
 
 void ostream::fail_with(iostate state) {

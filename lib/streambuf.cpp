@@ -2,10 +2,19 @@
 // used up, or to seek and flush.
 #include "mapout/streambuf.hpp"
 
+#include <sys/stat.h>
+
+#include <utility>
+
+#include "sys.hpp"
+
 namespace mapout {
 
 streambuf::streambuf(streambuf&& other) noexcept
-    : std::streambuf(other), file_(std::move(other.file_)), seekable_(other.seekable_) {
+    : std::streambuf(other),
+      file_(std::move(other.file_)),
+      seekable_(other.seekable_),
+      positioned_(other.positioned_) {
   other.setp(nullptr, nullptr);
   other.seekable_ = {};
 }
@@ -24,6 +33,7 @@ streambuf& streambuf::operator=(streambuf&& other) noexcept {
   std::streambuf::operator=(other);
   file_ = std::move(other.file_);
   seekable_ = other.seekable_;
+  positioned_ = other.positioned_;
   other.setp(nullptr, nullptr);
   other.seekable_ = {};
   return *this;
@@ -40,11 +50,15 @@ void streambuf::swap(streambuf& other) noexcept {
   std::streambuf::swap(other);
   file_.swap(other.file_);
   std::swap(seekable_, other.seekable_);
+  std::swap(positioned_, other.positioned_);
 }
 
 streambuf* streambuf::open(const std::filesystem::path& path, std::ios_base::openmode mode,
                            const options& opts) {
   if (file_.is_open() || file_.open(path, mode, opts)) return nullptr;
+  struct stat st;
+  positioned_ = !(mode & std::ios_base::app) && detail::sys().fstat(native_handle(), &st) == 0 &&
+                S_ISREG(st.st_mode);
   set_put_area(file_.current());
   return this;
 }
@@ -84,7 +98,10 @@ streambuf::int_type streambuf::overflow(int_type c) {
   window view = put_area();
   const std::error_code ec = file_.make_room(view, 1);
   set_put_area(view);
-  if (ec) throw file_.exception_for(ec);
+  if (ec) {
+    refuse_stores();
+    return traits_type::eof();
+  }
   store(traits_type::to_char_type(c));  // make_room left room for at least one byte
   return c;
 }
@@ -93,16 +110,23 @@ std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
   // Nothing to write is no failure, even when closed, as for std::filebuf; a negative size writes
   // nothing, and std::ostream::write then sets badbit.
   if (size <= 0) return 0;
-  if (!store(data, static_cast<std::size_t>(size)))
-    write_through(data, static_cast<std::size_t>(size));
-  return size;
+  if (store(data, static_cast<std::size_t>(size))) return size;
+  return write_through(data, static_cast<std::size_t>(size));
 }
 
-void streambuf::write_through(const char* data, std::size_t size) {
+std::streamsize streambuf::write_through(const char* data, std::size_t size) {
   window view = put_area();
+  const std::int64_t before = positioned_ ? file_.tell(view) : -1;
   const std::error_code ec = file_.write(view, data, size);
   set_put_area(view);
-  if (ec) throw file_.exception_for(ec);
+  if (!ec) return static_cast<std::streamsize>(size);
+  // The cursor stops after the last byte the file or the window took. A failure found after
+  // every byte was stored (a page lost under the mapping) counts none: which of them reached the
+  // file is not known. Nor is it on a pipe, a device or an appended file.
+  const std::int64_t after = before >= 0 ? file_.tell(view) : -1;
+  refuse_stores();
+  if (after <= before || static_cast<std::uint64_t>(after - before) >= size) return 0;
+  return static_cast<std::streamsize>(after - before);
 }
 
 streambuf::pos_type streambuf::seekoff(off_type offset, std::ios_base::seekdir dir,
@@ -141,12 +165,7 @@ int streambuf::sync() {
   const std::error_code ec = file_.flush(view);
   set_put_area(view);
   if (!ec) return 0;
-  // std::ostream::flush turns -1 into a failure that names neither the call nor errno; thrown,
-  // this one reaches the caller instead. Never under unitbuf: the sentry's destructor syncs.
-  if (owner_ && (owner_->exceptions() & std::ios_base::badbit) &&
-      !(owner_->flags() & std::ios_base::unitbuf)) {
-    throw file_.exception_for(ec);
-  }
+  refuse_stores();
   return -1;
 }
 

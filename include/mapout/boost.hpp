@@ -63,8 +63,13 @@ class sink {
   // The descriptor, borrowed (see output_file::native_handle), or -1 when closed.
   int native_handle() const noexcept { return buf_->native_handle(); }
 
-  // Into the window while it has room, through the file when it does not; throws on failure.
-  std::streamsize write(const char* data, std::streamsize size) { return buf_->sputn(data, size); }
+  // Into the window while it has room, through the file when it does not; throws on failure, as
+  // a Boost device reports one (the buffer returns the short count).
+  std::streamsize write(const char* data, std::streamsize size) {
+    const std::streamsize written = buf_->sputn(data, size);
+    if (written < size) throw buf_->file().error_exception();
+    return written;
+  }
 
   // Moves the cursor like lseek(2); seeking past the end and writing leaves zeros between. A
   // failed seek returns -1, which the stream turns into failbit, and is not sticky. It does not

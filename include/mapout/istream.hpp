@@ -27,8 +27,12 @@ namespace mapout {
 //   std::istream in(&buf);
 //
 // As with std::filebuf, a seek past the end succeeds and reads there find end of file; seeking
-// fails on a pipe. putback of a character other than the one before the position fails, as on a
-// std::stringbuf opened for reading only: the bytes are read-only.
+// fails on a pipe. Where the bytes are read as they are consumed, a seek lands where lseek(2)
+// puts the descriptor, as std::filebuf's does: on /dev/zero, which ignores seeks, at 0. tellg()
+// then counts the bytes consumed since, where std::ifstream reports lseek's 0 less what its
+// buffer holds, a negative position that depends on the size of that buffer. putback of
+// a character other than the one before the position fails, as on a std::stringbuf opened for
+// reading only: the bytes are read-only.
 //
 // A file another process changes while it is read: at the end of the mapping, underflow asks the
 // file's size (fstat). Bytes appended since open are read on, through the buffer, as
@@ -37,7 +41,10 @@ namespace mapout {
 // std::istream turns into badbit. The bytes read before that from the part that was cut away read
 // as zeroes (a cut inside the last page), or as zeroes after a SIGBUS the truncation guard caught
 // (a cut to fewer pages); they are never reported as a good end of file. A file replaced by
-// rename is not seen: the stream reads the file it opened, as std::ifstream does.
+// rename is not seen: the stream reads the file it opened, as std::ifstream does. A seek from the
+// end asks the size too: a file cut since is then read from its new end on, through the buffer and
+// no longer the mapping, as std::ifstream reads it, so that a follower that compares tellg() with
+// where it was sees the cut; error() still reports it (EIO).
 class MAPOUT_API istreambuf : public std::streambuf {
  public:
   istreambuf() = default;
@@ -76,6 +83,8 @@ class MAPOUT_API istreambuf : public std::streambuf {
   // the next underflow fills from there.
   void set_position(std::int64_t position) noexcept;
   std::int64_t position() const noexcept;
+  // Where the file ends now, for a seek from the end; false when that cannot be known.
+  bool end_now(std::int64_t& end);
   // Reads the bytes from `position` into the buffer, keeping the byte before it for unget.
   void fill(std::int64_t position);
   // Records the failure of a call on the descriptor, for error(), and throws it.
@@ -90,6 +99,9 @@ class MAPOUT_API istreambuf : public std::streambuf {
   // Where the descriptor's own offset is, -1 when unknown; lseek fails on pipes (not seekable).
   std::int64_t descriptor_offset_ = 0;
   bool seekable_ = false;
+  // A seek to the end found the file smaller than its mapping: from then on every byte is read
+  // through the buffer, as std::filebuf reads, and nothing from the mapping.
+  bool cut_ = false;
 };
 
 inline void swap(istreambuf& a, istreambuf& b) noexcept {

@@ -44,8 +44,10 @@ constexpr bool inline_insertable =
 //   out.close();                             // failbit if anything failed, the final size included
 //
 // Errors follow iostream rules: failbit when open fails, badbit when a write fails, failbit when
-// close finds any failure; with exceptions() set, the std::ios_base::failure thrown names the
-// operation and the path and carries errno as its code().
+// close finds any failure. With exceptions() set, the std::ios_base::failure thrown by
+// mapout::ostream's own members (open, close, put, write, <<, flush) names the operation and the
+// path and carries errno as its code(); through a std::ostream& the stream throws as std::ofstream
+// does, the standard library's failure, and error() and error_message() keep the cause.
 //
 // Through the static type mapout::ostream, put, write and << of characters, strings and integers
 // store straight into the window, without std::ostream's sentry or a virtual call, whenever that
@@ -90,12 +92,12 @@ class MAPOUT_API ostream final : public std::ostream {
   int native_handle() const noexcept { return buf_.native_handle(); }
 
   ostream& put(char c) {
-    if (!sentry_is_noop() || !buf_.store(c)) std::ostream::put(c);
+    if (!sentry_is_noop() || !buf_.store(c)) through_standard([&] { std::ostream::put(c); });
     return *this;
   }
   ostream& write(const char* data, std::streamsize size) {
     if (!sentry_is_noop() || !buf_.store(data, static_cast<std::size_t>(size))) {
-      std::ostream::write(data, size);
+      through_standard([&] { std::ostream::write(data, size); });
     }
     return *this;
   }
@@ -127,7 +129,8 @@ class MAPOUT_API ostream final : public std::ostream {
   }
 
   ostream& operator<<(char c) {
-    if (!unpadded() || !buf_.store(c)) static_cast<std::ostream&>(*this) << c;
+    if (!unpadded() || !buf_.store(c))
+      through_standard([&] { static_cast<std::ostream&>(*this) << c; });
     return *this;
   }
   ostream& operator<<(signed char c) { return *this << static_cast<char>(c); }
@@ -135,13 +138,13 @@ class MAPOUT_API ostream final : public std::ostream {
   ostream& operator<<(const char* text) {
     // std::ostream sets badbit for a null pointer.
     if (text == nullptr || !unpadded() || !buf_.store(text, std::char_traits<char>::length(text))) {
-      static_cast<std::ostream&>(*this) << text;
+      through_standard([&] { static_cast<std::ostream&>(*this) << text; });
     }
     return *this;
   }
   ostream& operator<<(std::string_view text) {
     if (!unpadded() || !buf_.store(text.data(), text.size()))
-      static_cast<std::ostream&>(*this) << text;
+      through_standard([&] { static_cast<std::ostream&>(*this) << text; });
     return *this;
   }
   ostream& operator<<(const std::string& text) { return *this << std::string_view(text); }
@@ -165,8 +168,7 @@ class MAPOUT_API ostream final : public std::ostream {
 
   // Manipulators (std::endl, std::hex, ...) act on the stream as on any std::ostream.
   ostream& operator<<(std::ostream& (*manipulator)(std::ostream&)) {
-    manipulator(*this);
-    return *this;
+    return through_standard([&] { manipulator(*this); });
   }
   ostream& operator<<(std::ios& (*manipulator)(std::ios&)) {
     manipulator(*this);
@@ -175,6 +177,10 @@ class MAPOUT_API ostream final : public std::ostream {
   ostream& operator<<(std::ios_base& (*manipulator)(std::ios_base&)) {
     manipulator(*this);
     return *this;
+  }
+  // As std::ostream::flush: badbit when the buffer's sync fails.
+  ostream& flush() {
+    return through_standard([this] { std::ostream::flush(); });
   }
 
   // Everything else a std::ostream prints (double, bool, pointers, std::setw, enums and user types
@@ -188,8 +194,7 @@ class MAPOUT_API ostream final : public std::ostream {
                 std::is_same_v<decltype(std::declval<std::ostream&>() << std::declval<T>()),
                                std::ostream&>>>
   ostream& operator<<(T&& value) {
-    static_cast<std::ostream&>(*this) << std::forward<T>(value);
-    return *this;
+    return through_standard([&] { static_cast<std::ostream&>(*this) << std::forward<T>(value); });
   }
 
  private:
@@ -232,8 +237,10 @@ class MAPOUT_API ostream final : public std::ostream {
     if (plain_decimal() && buf_.epptr() - put > longest) {
       buf_.pbump(static_cast<int>(detail::write_decimal(put, value) - put));
     } else {
-      watch_locale();
-      std::ostream::operator<<(value);
+      through_standard([&] {
+        watch_locale();
+        std::ostream::operator<<(value);
+      });
     }
     return *this;
   }
@@ -252,8 +259,10 @@ class MAPOUT_API ostream final : public std::ostream {
           put, buf_.epptr(), value, std::chars_format::general, static_cast<int>(digits));
       buf_.pbump(static_cast<int>(text.ptr - put));
     } else {
-      watch_locale();
-      std::ostream::operator<<(value);
+      through_standard([&] {
+        watch_locale();
+        std::ostream::operator<<(value);
+      });
     }
     return *this;
   }
@@ -272,6 +281,23 @@ class MAPOUT_API ostream final : public std::ostream {
   // Sets `state`; with exceptions() asking for it, throws a failure that carries the buffer's
   // error message and code instead of the standard library's generic one.
   void fail_with(iostate state);
+
+  // std::ostream's own path, for what the inline one does not take. The buffer reports a failure
+  // of the file by return value, which std::ostream turns into badbit and, where exceptions()
+  // ask, its generic failure: that one is replaced by the buffer's (errno, the operation, the
+  // path).
+  template <typename Call>
+  ostream& through_standard(Call&& call) {
+    try {
+      call();
+    } catch (const std::ios_base::failure&) {
+      rethrow_with_cause();
+    }
+    return *this;
+  }
+  // Inside a handler: throws the buffer's failure once the stream is bad because of it, else
+  // rethrows.
+  [[noreturn]] void rethrow_with_cause() const;
 
   streambuf buf_;
   bool classic_locale_ = false;

@@ -31,11 +31,12 @@ struct formatted_store;
 //   out << "hello\n";
 //   buf.close();
 //
-// overflow and xsputn throw std::ios_base::failure (a std::system_error with errno, the operation
-// and the path) when the file cannot take more bytes; std::ostream turns that into badbit and
-// rethrows only where exceptions() asks for it. Seeks report failure by return value, and so does
-// sync(), except inside a mapout::ostream whose exceptions() ask for badbit: there it throws the
-// same failure, so that flush() and std::endl report errno and the path too.
+// Failures are reported as std::filebuf reports them, never thrown: overflow (and so sputc)
+// returns eof, xsputn (sputn) the count of bytes that reached the file or the window, sync
+// (pubsync) -1, seekoff and seekpos pos_type(-1). error() and error_message() keep the first
+// failure (errno, the operation and the path); std::ostream turns it into badbit, and
+// mapout::ostream's own members throw it where exceptions() ask. Stream iterators, std::format_to
+// and Boost devices over this buffer see a failed iterator or a short count, as over std::filebuf.
 // Reading is not supported: underflow always reports end of file.
 class MAPOUT_API streambuf : public std::streambuf {
  public:
@@ -134,10 +135,10 @@ class MAPOUT_API streambuf : public std::streambuf {
   // mapout::ostream, which tried them inline already.
   pos_type seek_through(off_type offset, std::ios_base::seekdir dir);
 
-  // xsputn's way when the bytes do not fit. Out of line: inlined, it lets the compiler load pptr
-  // and epptr as one 16-byte word, which waits for the previous call's store to pptr each time
-  // (docs/decisions.md, "xsputn").
-  [[gnu::noinline]] void write_through(const char* data, std::size_t size);
+  // xsputn's way when the bytes do not fit: the count of them that reached the file or the
+  // window. Out of line: inlined, it lets the compiler load pptr and epptr as one 16-byte word,
+  // which waits for the previous call's store to pptr each time (docs/decisions.md, "xsputn").
+  [[gnu::noinline]] std::streamsize write_through(const char* data, std::size_t size);
 
   // The put area as output_file's window (the cursor at pptr), and back: every call into the file
   // takes the one and sets the other, and seekable_, from what the call hands back.
@@ -147,9 +148,16 @@ class MAPOUT_API streambuf : public std::streambuf {
     seekable_ = file_.seekable();
   }
 
+  // After a failed write or flush nothing more reaches the file (output_file's errors are sticky):
+  // an empty put area makes the next store call back and fail, where a buffer with room would
+  // take bytes that are then dropped.
+  void refuse_stores() noexcept { setp(pptr(), pptr()); }
+
   output_file file_;
   seek_range seekable_;
-  const std::ios* owner_ = nullptr;  // the mapout::ostream this buffer belongs to, if any
+  // A regular file not opened for appending: its offsets are the backend's arithmetic, so a
+  // failed write can tell how many of its bytes reached the file.
+  bool positioned_ = false;
 };
 
 inline void swap(streambuf& a, streambuf& b) noexcept {
