@@ -2,6 +2,8 @@
 // output_file_open.cpp, the errors it reports and their messages in output_file_errors.cpp.
 #include "mapout/output_file.hpp"
 
+#include <string>
+
 #include "output_file_state.hpp"
 
 namespace mapout {
@@ -53,6 +55,21 @@ void output_file::swap(output_file& other) noexcept {
 
 std::error_code output_file::open(const std::filesystem::path& path, std::ios_base::openmode mode,
                                   const options& opts) noexcept {
+  return open(path, -1, mode, opts);
+}
+
+std::error_code output_file::open(int fd, const options& opts) noexcept {
+  if (fd < 0) return std::make_error_code(std::errc::bad_file_descriptor);
+  try {
+    // Messages name the descriptor by the path that reopens it.
+    return open("/dev/fd/" + std::to_string(fd), fd, std::ios_base::out, opts);
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+}
+
+std::error_code output_file::open(const std::filesystem::path& path, int fd,
+                                  std::ios_base::openmode mode, const options& opts) noexcept {
   if (is_open()) return std::make_error_code(std::errc::device_or_resource_busy);
   if (!state_) {
     state_.reset(new (std::nothrow) state);
@@ -68,11 +85,13 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
   s.opts = opts;
   // A successful open leaves errno as it was, as fopen does: the calls that probe may set it.
   const int saved_errno = errno;
-  s.file.error = s.open(path.c_str(), mode, opts);
+  s.file.error = fd < 0 ? s.open(path.c_str(), mode, opts) : s.take_descriptor(fd, opts);
   if (!s.file.error) errno = saved_errno;
   if (s.file.error) {
-    // Only the backend's own state goes with it; the descriptor has one owner, which closes it.
+    // Only the backend's own state goes with it; the descriptor has one owner, which closes it,
+    // and a descriptor that was not taken over stays the caller's.
     s.backend.reset();
+    if (fd >= 0) s.file.fd.release();
     s.drop_replacement();
   } else if (s.session) {
     s.session->window_handed_out(*s.backend);

@@ -2,6 +2,7 @@
 // (output_file.cpp).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <ios>
 #include <memory>
@@ -29,6 +30,11 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   const char* refused = nullptr;
 
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
+  // Takes over a descriptor the caller opened, as fdopen(3) does.
+  failure take_descriptor(int fd, const options& opts) noexcept;
+  // Both opens end here: file.fd is open, and `may_map` says whether the mode, the strategy and
+  // the access allow a mapping. Writing starts at the end with `at_end`, else at `position`.
+  failure start(bool may_map, bool append, bool at_end, std::uint64_t position) noexcept;
 
   // What every call that takes the caller's window does first: its stores up to `put` are
   // compared, and those it moved its cursor back from are kept.
