@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <string>
 #include <system_error>
@@ -129,14 +129,31 @@ struct open_request {
   bool replace = false;    // atomic or write_if_changed: nothing is truncated before close
 };
 
+// ",ccs=" names the character set glibc's wide stream writes: mapout writes bytes, which are that
+// set's text only for UTF-8 (any spelling glibc takes: "utf8", "UTF-8"). glibc fails with EINVAL
+// for an empty or unknown set, after it created the file; mapout fails for every other set too,
+// before it creates anything, since it converts to none.
+bool character_set_is_bytes(const char* mode) noexcept {
+  const char* set = std::strstr(mode, ",ccs=");
+  if (set == nullptr) return true;
+  const char* const expected = "UTF8";
+  std::size_t matched = 0;
+  for (set += 5; *set != '\0' && *set != ','; ++set) {
+    if (*set == '-' || *set == '_') continue;
+    const char upper = *set >= 'a' && *set <= 'z' ? static_cast<char>(*set - 'a' + 'A') : *set;
+    if (matched == 4 || upper != expected[matched]) return false;
+    ++matched;
+  }
+  return matched == 4;
+}
+
 // fopen's mode string as glibc reads it: 'r', 'w' or 'a', then at most six letters, of which '+'
 // and 'x' count and the others are ignored ('b', 'm', 'c', 'e' and any letter glibc skips); ','
 // ends them. False for another first letter, for reading only ("r", or "rw" where glibc ignores
-// the 'w'): mapout only writes; and for ",ccs=" with any set: mapout writes bytes, never wide
-// characters, so it converts to none (glibc opens a known set, and fails with EINVAL for another).
+// the 'w'): mapout only writes; and for a character set other than UTF-8.
 bool parse_mode(const char* mode, open_request& request) noexcept {
   using std::ios_base;
-  if (std::strstr(mode, ",ccs=") != nullptr) return false;
+  if (!character_set_is_bytes(mode)) return false;
   if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
   bool update = false;
   for (int at = 1; at < 7 && mode[at] != '\0' && mode[at] != ','; ++at) {

@@ -85,19 +85,19 @@ enum class length { none, hh, h, l, ll, j, z, t, big_l };
 
 // One conversion specification, as parsed before any of its arguments is taken.
 struct spec {
-  bool left = false;     // '-'
-  bool plus = false;     // '+'
-  bool space = false;    // ' '
-  bool alternate = false;  // '#'
-  bool zero = false;     // '0'
+  bool left = false;           // '-'
+  bool plus = false;           // '+'
+  bool space = false;          // ' '
+  bool alternate = false;      // '#'
+  bool zero = false;           // '0'
   bool grouping = false;       // '\'': the locale's thousands separator
   bool locale_digits = false;  // 'I': the locale's digits
   bool width_star = false;
   bool precision_star = false;
-  bool positional = false;   // "%1$d" or "*1$": numbered arguments
-  bool overflow = false;     // a width or precision past INT_MAX
+  bool positional = false;  // "%1$d" or "*1$": numbered arguments
+  bool overflow = false;    // a width or precision past INT_MAX
   int width = 0;
-  int precision = -1;        // -1: none
+  int precision = -1;  // -1: none
   length size = length::none;
   const char* length_text = nullptr;  // the modifier as written, for snprintf
   int length_chars = 0;
@@ -196,7 +196,9 @@ const char* parse(const char* at, spec& s) noexcept {
     default:
       break;
   }
-  s.length_chars = s.size == length::hh || s.size == length::ll ? 2 : s.size == length::none ? 0 : 1;
+  s.length_chars = s.size == length::hh || s.size == length::ll ? 2
+                   : s.size == length::none                     ? 0
+                                                                : 1;
   at += s.length_chars;
   s.conversion = *at;
   return *at == '\0' ? at : at + 1;
@@ -232,7 +234,7 @@ route route_of(const spec& s) noexcept {
         return route::remaining;
       }
       return s.conversion == 'a' || s.conversion == 'A' || by_locale ? route::snprintf
-                                                                         : route::here;
+                                                                     : route::here;
     case 'c':
     case 's':
       if (s.size == length::l) return route::snprintf;
@@ -535,9 +537,9 @@ bool convert(printf_output& out, const spec& s, std::va_list* args, int caller_e
         const char* const text = va_arg(*args, const char*);
         // glibc's "(null)", which it writes only where the precision leaves room for it.
         if (text == nullptr) return delegate(out, s, text);
-        const std::size_t size =
-            s.precision < 0 ? std::strlen(text)
-                            : strnlen(text, static_cast<std::size_t>(s.precision));
+        const std::size_t size = s.precision < 0
+                                     ? std::strlen(text)
+                                     : strnlen(text, static_cast<std::size_t>(s.precision));
         padded(out, s, text, size);
       }
       return true;
@@ -573,9 +575,8 @@ bool convert(printf_output& out, const spec& s, std::va_list* args, int caller_e
            : s.size == length::l ? delegate(out, s, va_arg(*args, unsigned long))
            : s.size == length::j ? delegate(out, s, va_arg(*args, uintmax_t))
            : s.size == length::z ? delegate(out, s, va_arg(*args, size_t))
-           : s.size == length::t
-               ? delegate(out, s, va_arg(*args, std::make_unsigned_t<ptrdiff_t>))
-               : delegate(out, s, va_arg(*args, unsigned long long));
+           : s.size == length::t ? delegate(out, s, va_arg(*args, std::make_unsigned_t<ptrdiff_t>))
+                                 : delegate(out, s, va_arg(*args, unsigned long long));
   }
   const bool by_to_chars = !s.grouping && !s.locale_digits && s.conversion != 'a' &&
                            s.conversion != 'A' && classic_point();

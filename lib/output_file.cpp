@@ -85,6 +85,7 @@ std::error_code output_file::open(const std::filesystem::path& path, int fd,
   s.opts = opts;
   // A successful open leaves errno as it was, as fopen does: the calls that probe may set it.
   const int saved_errno = errno;
+  s.taken_over = fd >= 0;
   s.file.error = fd < 0 ? s.open(path.c_str(), mode, opts) : s.take_descriptor(fd, opts);
   if (!s.file.error) errno = saved_errno;
   if (s.file.error) {
@@ -204,8 +205,14 @@ std::error_code output_file::close(window& view) noexcept {
   if (std::error_code ec = unavailable("close")) return ec;
   state& s = *state_;
   s.take_view(view);
+  // The buffer's write(2) moved the offset already; a mapping moves none.
+  const std::int64_t cursor =
+      s.taken_over && s.backend->is_mapped() ? s.backend->tell(view.begin) : -1;
   s.backend->finish(view.begin);
   s.backend.reset();
+  if (cursor >= 0 && !s.file.error && detail::sys().lseek(s.file.fd.get(), cursor, SEEK_SET) < 0) {
+    s.file.fail("lseek");
+  }
   if (s.session) {
     s.session->commit(s.file, s.opts.durable);
     s.session.reset();

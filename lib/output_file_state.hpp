@@ -24,6 +24,9 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   // With options.atomic or write_if_changed: file.fd is a temporary that replaces the target
   // when close() succeeds.
   std::unique_ptr<detail::replace_session> session;
+  // The descriptor was the caller's (open(int fd)): another may share its offset, as a shell's
+  // redirection does, so close() leaves the offset at the cursor as write(2) would have.
+  bool taken_over = false;
   // A mapout::cursor holds the window: the caller's view is stale until it hands it back.
   bool held_by_cursor = false;
   // The last call refused while the cursor holds the window, for error_message(); not sticky.

@@ -11,8 +11,8 @@
 #include <cfloat>
 #include <climits>
 #include <clocale>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -76,8 +76,8 @@ class printed {
     const std::string got = read_file(path_);
     ASSERT_EQ(got.size(), expected_.size());
     for (std::size_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got[i], expected_[i]) << "at " << i << ": ..."
-                                      << expected_.substr(i > 40 ? i - 40 : 0, 80);
+      ASSERT_EQ(got[i], expected_[i])
+          << "at " << i << ": ..." << expected_.substr(i > 40 ? i - 40 : 0, 80);
     }
   }
 
@@ -159,30 +159,11 @@ class spec_maker {
   }
 
   double floating() {
-    static const double special[] = {0.0,
-                                     -0.0,
-                                     HUGE_VAL,
-                                     -HUGE_VAL,
-                                     std::nan(""),
-                                     -std::nan(""),
-                                     DBL_MIN,
-                                     4.9e-324,
-                                     DBL_MAX,
-                                     -DBL_MAX,
-                                     0.5,
-                                     1.5,
-                                     2.5,
-                                     9.9999995,
-                                     999999.5,
-                                     0.000123456,
-                                     1e21,
-                                     123456789.0,
-                                     0.1,
-                                     -1.0,
-                                     9.5,
-                                     99.95,
-                                     1e-5,
-                                     0.00001234};
+    static const double special[] = {0.0,           -0.0,    HUGE_VAL,    -HUGE_VAL, std::nan(""),
+                                     -std::nan(""), DBL_MIN, 4.9e-324,    DBL_MAX,   -DBL_MAX,
+                                     0.5,           1.5,     2.5,         9.9999995, 999999.5,
+                                     0.000123456,   1e21,    123456789.0, 0.1,       -1.0,
+                                     9.5,           99.95,   1e-5,        0.00001234};
     if (below(3) == 0) return special[below(static_cast<int>(std::size(special)))];
     const double mantissa = std::uniform_real_distribution<double>(-10, 10)(random_);
     return std::ldexp(mantissa, below(2) ? below(60) - 30 : below(2000) - 1000);

@@ -55,8 +55,8 @@ typedef struct mapout_options {
   int flush_publishes;
 } mapout_options;
 
-/* An open file, made by mapout_open() or mapout_fdopen(). `put` is the cursor and `end` the end of the window
- * the inline functions below store into; the rest of the object is the library's. */
+/* An open file, made by mapout_open() or mapout_fdopen(). `put` is the cursor and `end` the end of
+ * the window the inline functions below store into; the rest of the object is the library's. */
 typedef struct mapout_file {
   char* put;
   char* end;
@@ -66,8 +66,10 @@ MAPOUT_API void mapout_options_init(mapout_options* options);
 
 /* Opens like glibc's fopen: "w", "a", "r+", "w+", "a+", then letters as glibc reads them: "x"
  * after "w" or "a" (fail with EEXIST when the file exists), "b", "m", "c", "e" and others ignored.
- * EINVAL for "r" and what glibc reads as "r" ("rw"): mapout only writes; and for ",ccs=" with any
- * character set, where glibc opens a wide stream for a set it knows: mapout writes bytes only.
+ * EINVAL for "r" and what glibc reads as "r" ("rw"): mapout only writes; and for ",ccs=" with a
+ * character set other than UTF-8: mapout writes bytes and converts to no other set (glibc fails
+ * with EINVAL for an empty or unknown set after creating the file, and opens a wide stream for a
+ * set it knows). ",ccs=UTF-8" writes what fputws of the same text would.
  * `options` may be NULL for the defaults. NULL with errno set on failure, and no file left that the
  * open created; errno untouched on success. */
 MAPOUT_API mapout_file* mapout_open(const char* path, const char* mode,
