@@ -16,6 +16,7 @@
 
 #include "c_handle.hpp"
 #include "floating_text.hpp"
+#include "mapout/copy_short.hpp"
 #include "mapout/decimal.hpp"
 
 namespace mapout::detail {
@@ -29,7 +30,7 @@ class printf_output {
   void append(const char* data, std::size_t size) noexcept {
     count_ += size;
     if (size <= room()) {
-      std::memcpy(h_.put, data, size);
+      copy_short(h_.put, data, size);
       h_.put += size;
       return;
     }
@@ -352,11 +353,18 @@ void integer(printf_output& out, const spec& s, Unsigned magnitude, bool negativ
       if (rest < 8) break;
     }
   } else {
-    char decimal[24];
-    const char* const decimal_end = write_decimal(decimal, magnitude);
-    const auto count = static_cast<std::size_t>(decimal_end - decimal);
-    digits -= count;
-    std::memcpy(digits, decimal, count);
+    Unsigned rest = magnitude;
+    for (; rest >= 100; rest = static_cast<Unsigned>(rest / 100)) {
+      const auto pair = static_cast<unsigned>(rest % 100) * 2;
+      *--digits = decimal_pairs[pair + 1];
+      *--digits = decimal_pairs[pair];
+    }
+    if (rest >= 10) {
+      *--digits = decimal_pairs[rest * 2 + 1];
+      *--digits = decimal_pairs[rest * 2];
+    } else {
+      *--digits = static_cast<char>('0' + rest);
+    }
   }
   const auto digit_count = static_cast<std::size_t>(end - digits);
   std::size_t zeros = s.precision > 0 && static_cast<std::size_t>(s.precision) > digit_count
