@@ -277,7 +277,7 @@ delegated_format format_of(const spec& s) noexcept {
   return f;
 }
 
-// The bytes snprintf writes for one conversion, or -1 with its errno.
+// Writes what snprintf writes for one conversion; false, with its errno, where it fails.
 template <typename Value>
 bool delegate(printf_output& out, const spec& s, Value value) noexcept {
   const delegated_format f = format_of(s);
@@ -334,6 +334,8 @@ void number(printf_output& out, const spec& s, const char* head, std::size_t hea
   if (s.left) out.fill(' ', padding);
 }
 
+// %d %i %u %o %x %X: the digits in their base, right to left, then the sign or the prefix that
+// '#' asks for, as glibc places them.
 template <typename Unsigned>
 void integer(printf_output& out, const spec& s, Unsigned magnitude, bool negative) noexcept {
   char text[32];

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <locale.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cwchar>
 #include <limits>
@@ -395,6 +397,31 @@ TEST(CPrintf, BadFormatsFailAsGlibcFails) {
   EXPECT_EQ(mapout_printf(p.file(), nullptr), -1);
   EXPECT_EQ(errno, EINVAL);
   p.check();
+}
+
+// A locale that writes "1234,5" and groups "1.234.567": the floating conversions and the '
+// flag go to glibc, for the thread's locale. The locale is compiled for the test (localedef).
+TEST(CPrintf, LocaleDecimalPointAndGroupingAreGlibcs) {
+  temp_dir dir;
+  const std::string command =
+      "localedef -i de_DE -f UTF-8 " + (dir / "de_DE.UTF-8").string() + " >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) GTEST_SKIP() << "localedef cannot make de_DE.UTF-8";
+  ASSERT_EQ(::setenv("LOCPATH", dir.path().c_str(), 1), 0);
+  const locale_t german = ::newlocale(LC_ALL_MASK, "de_DE.UTF-8", nullptr);
+  ::unsetenv("LOCPATH");
+  ASSERT_NE(german, nullptr);
+  {
+    printed p(dir, small_windows(MAPOUT_BUFFERED, 64));
+    const locale_t before = ::uselocale(german);
+    for (int i = 0; i < 200; ++i) {
+      p.both("%.3f|%e|%g|%'d|%'.2f|%10.1f|%d\n", i * 1234.5678, i * 1e-7, i / 3.0, i * 98765,
+             i * 12345.678, -i / 7.0, i);
+      p.both("%Lf|%ls\n", static_cast<long double>(i) / 3, L"gr\u00fc\u00df");
+    }
+    ::uselocale(before);
+    p.check();
+  }
+  ::freelocale(german);
 }
 
 // Past INT_MAX bytes in one call the count cannot be returned: -1 with EOVERFLOW, as vfprintf.

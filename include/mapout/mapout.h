@@ -121,9 +121,9 @@ static inline int mapout_puts(const char* text, mapout_file* file) {
  * thread's locale, and its return value: the bytes written, or a negative value with errno set
  * (EOVERFLOW past INT_MAX, EINVAL for a bad format, EILSEQ for a wide character with no
  * multibyte form, or the write's errno). %n stores the count, as glibc does without
- * _FORTIFY_SOURCE; formats are the caller's, never another's text. Conversions added with
- * register_printf_specifier are glibc's, and go with the rest of the format to vsnprintf, where
- * a %n counts from there. */
+ * _FORTIFY_SOURCE: the format must be the program's own text. Numbered arguments and conversions
+ * mapout does not know (glibc's %b, those of register_printf_specifier) go with the rest of the
+ * format to glibc's vsnprintf; a %n after one counts from it. */
 MAPOUT_API int mapout_vprintf(mapout_file* file, const char* format, va_list args)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 0)))
