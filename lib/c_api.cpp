@@ -224,6 +224,7 @@ using mapout::detail::with_window;
 extern "C" {
 
 void mapout_options_init(mapout_options* options) {
+  if (options == nullptr) return;
   const mapout::options defaults;
   options->mapping_size = defaults.mapping_size;
   options->buffer_size = defaults.buffer_size;

@@ -62,7 +62,9 @@ std::error_code output_file::open(int fd, const options& opts) noexcept {
   if (fd < 0) return std::make_error_code(std::errc::bad_file_descriptor);
   try {
     // Messages name the descriptor by the path that reopens it.
-    return open("/dev/fd/" + std::to_string(fd), fd, std::ios_base::out, opts);
+    std::string name = "/dev/fd/";
+    name += std::to_string(fd);
+    return open(name, fd, std::ios_base::out, opts);
   } catch (...) {
     return std::make_error_code(std::errc::not_enough_memory);
   }

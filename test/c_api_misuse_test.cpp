@@ -44,6 +44,7 @@ TEST(CApiMisuse, NullArgumentsAreRefusedWithEinval) {
   EXPECT_TRUE(refused(mapout_discard(nullptr)));
   EXPECT_TRUE(refused(mapout_printf(nullptr, "%d", 1)));
   EXPECT_STREQ(mapout_error(nullptr), "");
+  mapout_options_init(nullptr);
   errno = 0;
   EXPECT_EQ(mapout_fileno(nullptr), -1);
   EXPECT_EQ(errno, EBADF);

@@ -39,7 +39,7 @@ extern "C" {
 enum mapout_strategy { MAPOUT_AUTOMATIC = 0, MAPOUT_MAPPED = 1, MAPOUT_BUFFERED = 2 };
 enum mapout_extension { MAPOUT_EXTEND_AHEAD = 0, MAPOUT_EXTEND_ON_SIGBUS = 1 };
 
-/* mapout::options; mapout_options_init() fills in the defaults. */
+/* mapout::options; mapout_options_init() fills in the defaults (and does nothing with NULL). */
 typedef struct mapout_options {
   size_t mapping_size;  /* bytes of address space mapped over the file at once */
   size_t buffer_size;   /* bytes buffered before each write(2) on the buffered strategy */
