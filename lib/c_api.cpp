@@ -6,41 +6,48 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <string>
 #include <system_error>
 
+#include "c_handle.hpp"
 #include "error_text.hpp"
 #include "mapout/output_file.hpp"
 #include "sys.hpp"
 
+namespace mapout::detail {
 namespace {
-
-// What mapout_open hands out: the window the inline functions store into, then the file.
-struct handle : mapout_file {
-  mapout::output_file file;
-  std::string first_error;  // set once, at the first failure, so mapout_error stays valid
-};
-
-handle& handle_of(mapout_file* file) noexcept {
-  return static_cast<handle&>(*file);
-}
 
 // An empty window points both ends at the handle itself rather than at null: end - put is then
 // defined in C, and memcpy never sees a null pointer.
-char* empty_window(handle& h) noexcept {
+char* empty_window(c_handle& h) noexcept {
   return reinterpret_cast<char*>(static_cast<mapout_file*>(&h));
 }
 
-// The window output_file expects, its begin the cursor: where the inline functions left off, or
-// the file's own window when they were shown an empty one.
-mapout::window view_of(handle& h) noexcept {
+// Keeps the first failure's message. The file describes its own sticky failures; a failed seek
+// or tell, which is not sticky, is described here.
+void remember(c_handle& h, std::error_code ec, const char* operation) noexcept {
+  if (!h.first_error.empty()) return;
+  try {
+    h.first_error = h.file.error() == ec
+                        ? h.file.error_message()
+                        : mapout::detail::error_text(operation, h.file.path(), ec.message());
+  } catch (const std::bad_alloc&) {
+    // The message is lost; errno still says what failed.
+  }
+}
+
+}  // namespace
+
+// The cursor, or the file's own window when the inline functions were shown an empty one.
+mapout::window view_of(c_handle& h) noexcept {
   return h.put == empty_window(h) ? h.file.current() : mapout::window{h.put, h.end};
 }
 
-// After each call: the window the file handed back, or an empty one once writing has failed, so
-// that every later write reaches the library and fails there too.
-void show_window(handle& h, const mapout::window& window) noexcept {
+// An empty window once writing has failed, so that every later write reaches the library and
+// fails there too.
+void show_window(c_handle& h, const mapout::window& window) noexcept {
   if (h.file.error() || window.begin == nullptr) {
     h.put = h.end = empty_window(h);
   } else {
@@ -55,37 +62,65 @@ int errno_of(std::error_code ec) noexcept {
   return is_errno ? ec.value() : EIO;
 }
 
-// Keeps the first failure's message. The file describes its own sticky failures; a failed seek
-// or tell, which is not sticky, is described here.
-void remember(handle& h, std::error_code ec, const char* operation) noexcept {
-  if (!h.first_error.empty()) return;
-  try {
-    h.first_error = h.file.error() == ec
-                        ? h.file.error_message()
-                        : mapout::detail::error_text(operation, h.file.path(), ec.message());
-  } catch (const std::bad_alloc&) {
-    // The message is lost; errno still says what failed.
-  }
-}
-
-// Every failing call ends here: the message kept, errno set, -1 returned.
-int fail(handle& h, std::error_code ec, const char* operation) noexcept {
+int fail(c_handle& h, std::error_code ec, const char* operation) noexcept {
   remember(h, ec, operation);
   errno = errno_of(ec);
   return -1;
 }
 
-int fail(handle& h, std::errc code, const char* operation) noexcept {
+int fail(c_handle& h, std::errc code, const char* operation) noexcept {
   return fail(h, std::make_error_code(code), operation);
 }
 
+bool to_options(const mapout_options& from, mapout::options& to) noexcept {
+  if (from.strategy < MAPOUT_AUTOMATIC || from.strategy > MAPOUT_BUFFERED) return false;
+  if (from.extension < MAPOUT_EXTEND_AHEAD || from.extension > MAPOUT_EXTEND_ON_SIGBUS) {
+    return false;
+  }
+  to.mapping_size = from.mapping_size;
+  to.buffer_size = from.buffer_size;
+  to.strategy = static_cast<mapout::strategy>(from.strategy);
+  to.extension = static_cast<mapout::extension>(from.extension);
+  to.guard_faults = from.guard_truncation != 0;
+  to.atomic = from.atomic != 0;
+  to.write_if_changed = from.write_if_changed != 0;
+  to.durable = from.durable != 0;
+  to.flush_publishes = from.flush_publishes != 0;
+  return true;
+}
+
+mapout_file* hand_out(c_handle* h) noexcept {
+  show_window(*h, h->file.current());
+  list_open(*h);
+  return h;
+}
+
+namespace {
+
 // Makes one of output_file's calls that take only the window: 0, or -1 with errno set.
-int with_window(handle& h, const char* operation,
+int with_window(c_handle& h, const char* operation,
                 std::error_code (mapout::output_file::*call)(mapout::window&)) {
   mapout::window view = view_of(h);
   const std::error_code ec = (h.file.*call)(view);
   show_window(h, view);
   return ec ? fail(h, ec, operation) : 0;
+}
+
+// A call given no file: stdio's calls crash there; mapout's, off the inline path, refuse.
+int no_file() noexcept {
+  errno = EINVAL;
+  return -1;
+}
+
+// Closes or discards, and frees, even on failure.
+int end_with(c_handle& h, std::error_code (mapout::output_file::*call)(mapout::window&)) {
+  unlist_open(h);
+  mapout::window view = view_of(h);
+  const std::error_code ec = (h.file.*call)(view);
+  delete &h;
+  if (!ec) return 0;
+  errno = errno_of(ec);
+  return -1;
 }
 
 struct open_request {
@@ -94,12 +129,31 @@ struct open_request {
   bool replace = false;    // atomic or write_if_changed: nothing is truncated before close
 };
 
+// ",ccs=" names the character set glibc's wide stream writes: mapout writes bytes, which are that
+// set's text only for UTF-8 (any spelling glibc takes: "utf8", "UTF-8"). glibc fails with EINVAL
+// for an empty or unknown set, after it created the file; mapout fails for every other set too,
+// before it creates anything, since it converts to none.
+bool character_set_is_bytes(const char* mode) noexcept {
+  const char* set = std::strstr(mode, ",ccs=");
+  if (set == nullptr) return true;
+  const char* const expected = "UTF8";
+  std::size_t matched = 0;
+  for (set += 5; *set != '\0' && *set != ','; ++set) {
+    if (*set == '-' || *set == '_') continue;
+    const char upper = *set >= 'a' && *set <= 'z' ? static_cast<char>(*set - 'a' + 'A') : *set;
+    if (matched == 4 || upper != expected[matched]) return false;
+    ++matched;
+  }
+  return matched == 4;
+}
+
 // fopen's mode string as glibc reads it: 'r', 'w' or 'a', then at most six letters, of which '+'
 // and 'x' count and the others are ignored ('b', 'm', 'c', 'e' and any letter glibc skips); ','
-// ends it (",ccs=": mapout writes bytes, not wide characters). False for another first letter,
-// and for reading only ("r", or "rw" where glibc ignores the 'w'): mapout only writes.
+// ends them. False for another first letter, for reading only ("r", or "rw" where glibc ignores
+// the 'w'): mapout only writes; and for a character set other than UTF-8.
 bool parse_mode(const char* mode, open_request& request) noexcept {
   using std::ios_base;
+  if (!character_set_is_bytes(mode)) return false;
   if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
   bool update = false;
   for (int at = 1; at < 7 && mode[at] != '\0' && mode[at] != ','; ++at) {
@@ -121,28 +175,11 @@ bool parse_mode(const char* mode, open_request& request) noexcept {
   }
 }
 
-bool to_options(const mapout_options& from, mapout::options& to) noexcept {
-  if (from.strategy < MAPOUT_AUTOMATIC || from.strategy > MAPOUT_BUFFERED) return false;
-  if (from.extension < MAPOUT_EXTEND_AHEAD || from.extension > MAPOUT_EXTEND_ON_SIGBUS) {
-    return false;
-  }
-  to.mapping_size = from.mapping_size;
-  to.buffer_size = from.buffer_size;
-  to.strategy = static_cast<mapout::strategy>(from.strategy);
-  to.extension = static_cast<mapout::extension>(from.extension);
-  to.guard_faults = from.guard_truncation != 0;
-  to.atomic = from.atomic != 0;
-  to.write_if_changed = from.write_if_changed != 0;
-  to.durable = from.durable != 0;
-  to.flush_publishes = from.flush_publishes != 0;
-  return true;
-}
-
 // "x": creates the file with O_EXCL, then opens it without truncating it (a file another process
 // put there in between must keep its bytes; a replacement truncates nothing before close), and
 // checks that it is still the file created, since output_file has no exclusive mode of its own.
 // A failed open removes the file it created.
-std::error_code open_exclusive(handle& h, const char* path, const open_request& request,
+std::error_code open_exclusive(c_handle& h, const char* path, const open_request& request,
                                const mapout::options& opts) {
   using mapout::detail::sys;
   const int fd = sys().open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -175,10 +212,19 @@ std::error_code open_exclusive(handle& h, const char* path, const open_request& 
 }
 
 }  // namespace
+}  // namespace mapout::detail
+
+using mapout::detail::c_handle;
+using mapout::detail::fail;
+using mapout::detail::handle_of;
+using mapout::detail::show_window;
+using mapout::detail::view_of;
+using mapout::detail::with_window;
 
 extern "C" {
 
 void mapout_options_init(mapout_options* options) {
+  if (options == nullptr) return;
   const mapout::options defaults;
   options->mapping_size = defaults.mapping_size;
   options->buffer_size = defaults.buffer_size;
@@ -192,14 +238,14 @@ void mapout_options_init(mapout_options* options) {
 }
 
 mapout_file* mapout_open(const char* path, const char* mode, const mapout_options* options) {
-  open_request request;
+  mapout::detail::open_request request;
   mapout::options opts;
-  if (path == nullptr || mode == nullptr || !parse_mode(mode, request) ||
-      (options != nullptr && !to_options(*options, opts))) {
+  if (path == nullptr || mode == nullptr || !mapout::detail::parse_mode(mode, request) ||
+      (options != nullptr && !mapout::detail::to_options(*options, opts))) {
     errno = EINVAL;
     return nullptr;
   }
-  auto* h = new (std::nothrow) handle;
+  auto* h = new (std::nothrow) c_handle;
   if (h == nullptr) {
     errno = ENOMEM;
     return nullptr;
@@ -209,23 +255,22 @@ mapout_file* mapout_open(const char* path, const char* mode, const mapout_option
   const int saved_errno = errno;
   std::error_code ec;
   try {
-    ec = request.exclusive ? open_exclusive(*h, path, request, opts)
+    ec = request.exclusive ? mapout::detail::open_exclusive(*h, path, request, opts)
                            : h->file.open(path, request.mode, opts);
   } catch (const std::bad_alloc&) {
     ec = std::make_error_code(std::errc::not_enough_memory);
   }
   if (ec) {
     delete h;
-    errno = errno_of(ec);
+    errno = mapout::detail::errno_of(ec);
     return nullptr;
   }
-  show_window(*h, h->file.current());
   errno = saved_errno;
-  return h;
+  return mapout::detail::hand_out(h);
 }
 
 int mapout_putc_slow(int c, mapout_file* file) {
-  handle& h = handle_of(file);
+  c_handle& h = handle_of(file);
   mapout::window view = view_of(h);
   const std::error_code ec = h.file.make_room(view, 1);
   show_window(h, view);
@@ -235,7 +280,7 @@ int mapout_putc_slow(int c, mapout_file* file) {
 }
 
 size_t mapout_write_slow(const void* data, size_t size, size_t count, mapout_file* file) {
-  handle& h = handle_of(file);
+  c_handle& h = handle_of(file);
   size_t bytes = 0;
   if (__builtin_mul_overflow(size, count, &bytes)) {
     fail(h, std::errc::value_too_large, "write");
@@ -253,7 +298,8 @@ size_t mapout_write_slow(const void* data, size_t size, size_t count, mapout_fil
 }
 
 int mapout_seek(mapout_file* file, int64_t offset, int whence) {
-  handle& h = handle_of(file);
+  if (file == nullptr) return mapout::detail::no_file();
+  c_handle& h = handle_of(file);
   std::ios_base::seekdir dir;
   switch (whence) {
     case SEEK_SET:
@@ -276,53 +322,47 @@ int mapout_seek(mapout_file* file, int64_t offset, int whence) {
 }
 
 int64_t mapout_tell(mapout_file* file) {
-  handle& h = handle_of(file);
+  if (file == nullptr) return mapout::detail::no_file();
+  c_handle& h = handle_of(file);
   const std::int64_t position = h.file.tell(view_of(h));
   return position >= 0 ? position : fail(h, std::errc::invalid_seek, "tell");
 }
 
 int mapout_flush(mapout_file* file) {
+  if (file == nullptr) return mapout::detail::flush_every_open_file();
   return with_window(handle_of(file), "flush", &mapout::output_file::flush);
 }
 
 int mapout_publish(mapout_file* file) {
+  if (file == nullptr) return mapout::detail::no_file();
   return with_window(handle_of(file), "publish", &mapout::output_file::publish);
 }
 
 int mapout_persist(mapout_file* file) {
+  if (file == nullptr) return mapout::detail::no_file();
   return with_window(handle_of(file), "persist", &mapout::output_file::persist);
 }
 
 int mapout_close(mapout_file* file) {
-  handle* h = &handle_of(file);
-  mapout::window view = view_of(*h);
-  const std::error_code ec = h->file.close(view);
-  delete h;
-  if (!ec) return 0;
-  errno = errno_of(ec);
-  return -1;
+  if (file == nullptr) return mapout::detail::no_file();
+  return mapout::detail::end_with(handle_of(file), &mapout::output_file::close);
 }
 
 int mapout_discard(mapout_file* file) {
-  handle* h = &handle_of(file);
-  mapout::window view = view_of(*h);
-  const std::error_code ec = h->file.discard(view);
-  delete h;
-  if (!ec) return 0;
-  errno = errno_of(ec);
-  return -1;
+  if (file == nullptr) return mapout::detail::no_file();
+  return mapout::detail::end_with(handle_of(file), &mapout::output_file::discard);
 }
 
 const char* mapout_error(mapout_file* file) {
-  handle& h = handle_of(file);
+  if (file == nullptr) return "";
+  c_handle& h = handle_of(file);
   // A failure the file found on its own (a fault the SIGBUS handler turned into an error).
-  if (h.file.error()) remember(h, h.file.error(), "write");
+  if (h.file.error()) mapout::detail::remember(h, h.file.error(), "write");
   return h.first_error.c_str();
 }
 
 int mapout_fileno(mapout_file* file) {
-  handle& h = handle_of(file);
-  const int fd = h.file.native_handle();
+  const int fd = file == nullptr ? -1 : handle_of(file).file.native_handle();
   if (fd < 0) errno = EBADF;
   return fd;
 }

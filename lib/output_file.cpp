@@ -2,6 +2,8 @@
 // output_file_open.cpp, the errors it reports and their messages in output_file_errors.cpp.
 #include "mapout/output_file.hpp"
 
+#include <string>
+
 #include "output_file_state.hpp"
 
 namespace mapout {
@@ -53,6 +55,23 @@ void output_file::swap(output_file& other) noexcept {
 
 std::error_code output_file::open(const std::filesystem::path& path, std::ios_base::openmode mode,
                                   const options& opts) noexcept {
+  return open(path, -1, mode, opts);
+}
+
+std::error_code output_file::open(int fd, const options& opts) noexcept {
+  if (fd < 0) return std::make_error_code(std::errc::bad_file_descriptor);
+  try {
+    // Messages name the descriptor by the path that reopens it.
+    std::string name = "/dev/fd/";
+    name += std::to_string(fd);
+    return open(name, fd, std::ios_base::out, opts);
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+}
+
+std::error_code output_file::open(const std::filesystem::path& path, int fd,
+                                  std::ios_base::openmode mode, const options& opts) noexcept {
   if (is_open()) return std::make_error_code(std::errc::device_or_resource_busy);
   if (!state_) {
     state_.reset(new (std::nothrow) state);
@@ -68,11 +87,14 @@ std::error_code output_file::open(const std::filesystem::path& path, std::ios_ba
   s.opts = opts;
   // A successful open leaves errno as it was, as fopen does: the calls that probe may set it.
   const int saved_errno = errno;
-  s.file.error = s.open(path.c_str(), mode, opts);
+  s.taken_over = fd >= 0;
+  s.file.error = fd < 0 ? s.open(path.c_str(), mode, opts) : s.take_descriptor(fd, opts);
   if (!s.file.error) errno = saved_errno;
   if (s.file.error) {
-    // Only the backend's own state goes with it; the descriptor has one owner, which closes it.
+    // Only the backend's own state goes with it; the descriptor has one owner, which closes it,
+    // and a descriptor that was not taken over stays the caller's.
     s.backend.reset();
+    if (fd >= 0) s.file.fd.release();
     s.drop_replacement();
   } else if (s.session) {
     s.session->window_handed_out(*s.backend);
@@ -185,8 +207,14 @@ std::error_code output_file::close(window& view) noexcept {
   if (std::error_code ec = unavailable("close")) return ec;
   state& s = *state_;
   s.take_view(view);
+  // The buffer's write(2) moved the offset already; a mapping moves none.
+  const std::int64_t cursor =
+      s.taken_over && s.backend->is_mapped() ? s.backend->tell(view.begin) : -1;
   s.backend->finish(view.begin);
   s.backend.reset();
+  if (cursor >= 0 && !s.file.error && detail::sys().lseek(s.file.fd.get(), cursor, SEEK_SET) < 0) {
+    s.file.fail("lseek");
+  }
   if (s.session) {
     s.session->commit(s.file, s.opts.durable);
     s.session.reset();

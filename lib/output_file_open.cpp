@@ -1,5 +1,5 @@
-// mapout::output_file's opening: the mode table, the target, the strategy, and the mapping that
-// takes over from the first buffer.
+// mapout::output_file's opening: the mode table or a descriptor taken over, the target, the
+// strategy, and the mapping that takes over from the first buffer.
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -71,13 +71,38 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   } else if (failure why = open_descriptor(path, flags, want_map, file.fd, readable)) {
     return why;
   }
+  return start(want_map && readable, flags.append, flags.at_end, 0);
+}
+
+failure output_file::state::take_descriptor(int fd, const options& opts) noexcept {
+  const int status = detail::retry_on_eintr(detail::sys().status_flags, fd, F_GETFL, 0);
+  if (status < 0) return detail::errno_failure("fcntl");
+  const int access = status & O_ACCMODE;
+  if (access != O_WRONLY && access != O_RDWR) return {EBADF, "open", "not open for writing"};
+  if (opts.atomic || opts.write_if_changed) {
+    return {EINVAL, "open", "atomic and write_if_changed need a path to replace"};
+  }
+  file.fd = detail::descriptor(fd);
+  const bool append = (status & O_APPEND) != 0;
+  // Writing goes on where the descriptor stands; a pipe or a terminal has no offset.
+  off_t position = detail::sys().lseek(fd, 0, SEEK_CUR);
+  if (position < 0 && errno != ESPIPE) return detail::errno_failure("lseek");
+  if (position < 0) position = 0;
+  const bool may_map = opts.strategy != strategy::buffered && !append && access == O_RDWR;
+  return start(may_map, append, false, static_cast<std::uint64_t>(position));
+}
+
+failure output_file::state::start(bool may_map, bool append, bool at_end,
+                                  std::uint64_t position) noexcept {
+  struct stat st;
   if (detail::sys().fstat(file.fd.get(), &st) != 0) return detail::errno_failure("fstat");
   const detail::target_kind kind =
-      want_map && readable ? detail::kind_of(file.fd.get()) : detail::target_kind::unmappable;
-  if (opts.strategy == strategy::mapped && !flags.append) {
+      may_map ? detail::kind_of(file.fd.get()) : detail::target_kind::unmappable;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const std::uint64_t start_at = at_end ? size : position;
+  if (opts.strategy == strategy::mapped && !append) {
     if (kind == detail::target_kind::unmappable) return {ENODEV, "map"};
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    return detail::mapped_backend::create(file, size, flags.at_end ? size : 0, opts, backend);
+    return detail::mapped_backend::create(file, size, start_at, opts, backend);
   }
   detail::mapping_offer offer;
   offer.when_full =
@@ -86,14 +111,13 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
       kind != detail::target_kind::unmappable && opts.strategy == strategy::automatic;
   // A flush that shows the bytes costs a write(2) in the buffer, two size changes on the mapping.
   if (opts.flush_publishes) offer = {};
-  if (flags.at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
+  if (at_end && detail::sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
     return detail::errno_failure("lseek");
   }
   // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
-  const bool write_on_flush = !S_ISREG(st.st_mode) || flags.append;
-  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const bool write_on_flush = !S_ISREG(st.st_mode) || append;
   return detail::buffered_backend::create(file, opts.buffer_size, write_on_flush, !write_on_flush,
-                                          size, flags.at_end ? size : 0, offer, backend);
+                                          size, start_at, offer, backend);
 }
 
 }  // namespace mapout

@@ -2,6 +2,7 @@
 // (output_file.cpp).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <ios>
 #include <memory>
@@ -23,12 +24,20 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   // With options.atomic or write_if_changed: file.fd is a temporary that replaces the target
   // when close() succeeds.
   std::unique_ptr<detail::replace_session> session;
+  // The descriptor was the caller's (open(int fd)): another may share its offset, as a shell's
+  // redirection does, so close() leaves the offset at the cursor as write(2) would have.
+  bool taken_over = false;
   // A mapout::cursor holds the window: the caller's view is stale until it hands it back.
   bool held_by_cursor = false;
   // The last call refused while the cursor holds the window, for error_message(); not sticky.
   const char* refused = nullptr;
 
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
+  // Takes over a descriptor the caller opened, as fdopen(3) does.
+  failure take_descriptor(int fd, const options& opts) noexcept;
+  // Both opens end here: file.fd is open, and `may_map` says whether the mode, the strategy and
+  // the access allow a mapping. Writing starts at the end with `at_end`, else at `position`.
+  failure start(bool may_map, bool append, bool at_end, std::uint64_t position) noexcept;
 
   // What every call that takes the caller's window does first: its stores up to `put` are
   // compared, and those it moved its cursor back from are kept.

@@ -26,6 +26,7 @@ const system_calls real_calls = {
     ::pread,
     ::pwrite,
     [](int fd, int command, struct flock* lock) { return ::fcntl(fd, command, lock); },
+    [](int fd, int command, int flags) { return ::fcntl(fd, command, flags); },
     ::lseek,
     ::fsync,
     ::fdatasync,

@@ -39,6 +39,8 @@ struct system_calls {
   ssize_t (*pwrite)(int fd, const void* data, std::size_t size, off_t offset);
   // fcntl(2) with a struct flock: F_OFD_SETLK and F_OFD_GETLK.
   int (*lock)(int fd, int command, struct flock* lock);
+  // fcntl(2) with an int: F_GETFL and F_SETFL, for a descriptor the caller opened.
+  int (*status_flags)(int fd, int command, int flags);
   off_t (*lseek)(int fd, off_t offset, int whence);
   int (*fsync)(int fd);
   int (*fdatasync)(int fd);
@@ -107,6 +109,12 @@ class descriptor {
 
   int get() const noexcept { return fd_; }
   explicit operator bool() const noexcept { return fd_ >= 0; }
+  // Hands the descriptor back unclosed.
+  int release() noexcept {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
   // A failed close has released the descriptor all the same.
   failure close() noexcept {
     const int fd = release();
@@ -114,12 +122,6 @@ class descriptor {
   }
 
  private:
-  int release() noexcept {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
   int fd_ = -1;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -44,6 +45,11 @@ class digest_sink {
     used_ = static_cast<std::size_t>((shortest_ ? fmt::format_to(put, "{},{},{}\n", id, x, y)
                                                 : format_number_row(put, id, x, y)) -
                                      buffer_);
+  }
+  void printf_row(const printf_row_values& v) {
+    if (sizeof buffer_ - used_ < max_printf_row) drain();
+    used_ += static_cast<std::size_t>(std::snprintf(
+        buffer_ + used_, max_printf_row, printf_row_format, v.id, v.name, v.value, v.total));
   }
   void number(double x) {
     if (sizeof buffer_ - used_ < longest_row) drain();

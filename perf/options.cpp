@@ -19,7 +19,7 @@ void usage(const char* program, int status) {
       status ? stderr : stdout,
       "usage: %s [--headline | --quick] [--fs disk,tmpfs] [--sizes 16M,256M,1G]\n"
       "          [--workloads bytes,tokens,lines,blocks-4k,blocks-1m,patch,toc,scatter,\n"
-      "                       random-16,random-64,numbers,doubles,table]\n"
+      "                       random-16,random-64,numbers,doubles,table,printf-row]\n"
       "          [--writers id,...] [--rounds N] [--out DIR] [--disk-dir DIR]\n"
       "          [--tmpfs-dir DIR] [--include DIR] [--text-cap BYTES] [--every-row]\n"
       "          [--list]\n"

@@ -243,6 +243,12 @@ int print_targets(std::FILE* out, const std::vector<summary>& rows) {
       check.speedup(fs, size, workload_kind::table, "mapout-print-cxx20-string", "fmt", 1.3);
     }
   }
+  // A C tool's fprintf rows through mapout_printf.
+  for (const char* fs : {"disk", "tmpfs"}) {
+    for (std::uint64_t size : {256 * mib, gib}) {
+      check.speedup(fs, size, workload_kind::printf_row, "mapout-printf", "fprintf", 1.5);
+    }
+  }
   // The seeking workloads have no targets yet: their rows are figures to compare.
   for (workload_kind kind : streaming_workload_kinds) check.linear("disk", kind);
   // At 1 GiB the full run measures tmpfs on tokens and 1 MiB blocks only (perf/options.cpp).

@@ -2,6 +2,7 @@
 #include "workloads.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -13,7 +14,7 @@ namespace {
 
 constexpr const char* workload_names[] = {"bytes",   "tokens",  "lines",   "blocks-4k", "blocks-1m",
                                           "patch",   "toc",     "scatter", "random-16", "random-64",
-                                          "numbers", "doubles", "table"};
+                                          "numbers", "doubles", "table",   "printf-row"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -165,6 +166,15 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
                                     number_value(input, i + 1))
                 : format_number_line(row, number_value(input, i));
         work.bytes += static_cast<std::uint64_t>(end - row);
+      }
+      break;
+    }
+    case workload_kind::printf_row: {
+      char row[max_printf_row];
+      for (std::uint64_t& i = work.count; work.bytes < size; ++i) {
+        const printf_row_values v = printf_row_of(input, static_cast<std::uint32_t>(i));
+        work.bytes += static_cast<std::uint64_t>(
+            std::snprintf(row, sizeof row, printf_row_format, v.id, v.name, v.value, v.total));
       }
       break;
     }

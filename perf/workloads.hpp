@@ -35,7 +35,8 @@ enum class workload_kind {
   random_64,
   numbers,
   doubles,
-  table
+  table,
+  printf_row
 };
 
 constexpr workload_kind streaming_workload_kinds[] = {
@@ -46,7 +47,7 @@ constexpr workload_kind all_workload_kinds[] = {
     workload_kind::blocks_4k, workload_kind::blocks_1m, workload_kind::patch,
     workload_kind::toc,       workload_kind::scatter,   workload_kind::random_16,
     workload_kind::random_64, workload_kind::numbers,   workload_kind::doubles,
-    workload_kind::table};
+    workload_kind::table,     workload_kind::printf_row};
 constexpr std::size_t workload_kind_count = std::size(all_workload_kinds);
 
 constexpr bool is_random(workload_kind kind) noexcept {
@@ -62,10 +63,10 @@ constexpr bool is_numbers(workload_kind kind) noexcept {
   return kind == workload_kind::numbers || kind == workload_kind::doubles;
 }
 
-// The workloads of formatting calls that only some writers make (<<, print): numbers, doubles,
-// table.
+// The workloads of formatting calls that only some writers make (<<, print, printf): numbers,
+// doubles, table, printf-row.
 constexpr bool is_formatting(workload_kind kind) noexcept {
-  return is_numbers(kind) || kind == workload_kind::table;
+  return is_numbers(kind) || kind == workload_kind::table || kind == workload_kind::printf_row;
 }
 
 const char* name_of(workload_kind kind) noexcept;
@@ -211,6 +212,30 @@ template <class Sink>
 struct can_print_table<Sink, std::void_t<decltype(std::declval<Sink&>().table_line(0u))>>
     : std::true_type {};
 
+// The printf-row workload's row i, a C tool's fprintf(f, printf_row_format, ...) of mixed
+// integers, a string and a double.
+constexpr const char* printf_row_format = "%d,%s,%.3f,%ld\n";
+struct printf_row_values {
+  int id;
+  const char* name;
+  double value;
+  long total;
+};
+inline printf_row_values printf_row_of(const corpus& input, std::uint32_t i) noexcept {
+  static const char* const names[] = {"alpha", "beta", "gamma-ray", ""};
+  return {static_cast<int>(i * 2654435761u % 2000001u) - 1000000, names[i % 4],
+          number_value(input, i) * 1000, static_cast<long>(i) * 1000003};
+}
+constexpr std::size_t max_printf_row = 96;
+
+// Whether a Sink has the printf-row workload's call, printf_row(const printf_row_values&).
+template <class Sink, class = void>
+struct can_printf_row : std::false_type {};
+template <class Sink>
+struct can_printf_row<Sink,
+                      std::void_t<decltype(std::declval<Sink&>().printf_row(printf_row_values{}))>>
+    : std::true_type {};
+
 // Whether a Sink has the numbers workloads' calls, row(long, double, double) and number(double).
 template <class Sink, class = void>
 struct can_print_numbers : std::false_type {};
@@ -304,8 +329,10 @@ void emit_seeking(const workload& work, Sink& out) {
 // and, for the seeking workloads, the calls emit_seeking() lists; for the numbers workloads,
 //   row(long id, double x, double y)    one CSV row
 //   number(double x)                    one double and a newline
-// and for the table workload
-//   table_line(std::uint32_t i)         "  table[<i>] = {<i * 7>, \"entry\"};\n".
+// for the table workload
+//   table_line(std::uint32_t i)         "  table[<i>] = {<i * 7>, \"entry\"};\n"
+// and for the printf-row workload
+//   printf_row(const printf_row_values&)   printf_row_format's row.
 // The loops are templates so that each writer's calls are inlined into them, as in a real program.
 template <class Sink>
 void emit(const workload& work, Sink& out) {
@@ -361,6 +388,13 @@ void emit(const workload& work, Sink& out) {
         for (std::uint32_t i = 0; i < work.count; ++i) out.table_line(i);
       } else {
         throw std::logic_error("this writer prints no table");
+      }
+      break;
+    case workload_kind::printf_row:
+      if constexpr (can_printf_row<Sink>::value) {
+        for (std::uint32_t i = 0; i < work.count; ++i) out.printf_row(printf_row_of(input, i));
+      } else {
+        throw std::logic_error("this writer has no printf");
       }
       break;
     case workload_kind::patch:

@@ -25,6 +25,7 @@ std::vector<writer> all_writers() {
   add_mapout_writers(list);
   add_cursor_writers(list);
   add_print_cxx20_writers(list);
+  add_printf_writers(list);
   return list;
 }
 

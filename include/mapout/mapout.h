@@ -6,13 +6,17 @@
  *     return 1;
  *   }
  *   mapout_puts("const int n = 42;", out);
- *   mapout_putc('\n', out);
+ *   mapout_printf(out, "const double ratio = %.3f;\n", 1.5);
  *   if (mapout_close(out) != 0) perror("gen/tables.c");
+ *
+ *   mapout_file* stdout_file = mapout_fdopen(1, "w", NULL);  // a file, a pipe or a terminal
  *
  * Every call that fails returns stdio's failure value with errno set, and mapout_error() gives the
  * first failure's message; nothing aborts or prints. A failed write, like any failure that loses
  * bytes, is sticky: later writes fail too, and mapout_close() reports it. A file is not locked:
- * the calls are putc_unlocked's kind, for one thread at a time. */
+ * the calls are putc_unlocked's kind, for one thread at a time. The inline functions take the
+ * file as putc_unlocked does; the others refuse a NULL file with EINVAL (mapout_flush(NULL)
+ * flushes every file). A file closed or discarded is gone, as a FILE after fclose. */
 #ifndef MAPOUT_MAPOUT_H
 #define MAPOUT_MAPOUT_H
 
@@ -20,6 +24,7 @@
 #error "mapout.h needs C99 (-std=c99 or later): its fast paths are inline functions"
 #endif
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -34,7 +39,7 @@ extern "C" {
 enum mapout_strategy { MAPOUT_AUTOMATIC = 0, MAPOUT_MAPPED = 1, MAPOUT_BUFFERED = 2 };
 enum mapout_extension { MAPOUT_EXTEND_AHEAD = 0, MAPOUT_EXTEND_ON_SIGBUS = 1 };
 
-/* mapout::options; mapout_options_init() fills in the defaults. */
+/* mapout::options; mapout_options_init() fills in the defaults (and does nothing with NULL). */
 typedef struct mapout_options {
   size_t mapping_size;  /* bytes of address space mapped over the file at once */
   size_t buffer_size;   /* bytes buffered before each write(2) on the buffered strategy */
@@ -50,8 +55,8 @@ typedef struct mapout_options {
   int flush_publishes;
 } mapout_options;
 
-/* An open file. Only mapout_open() makes one. `put` is the cursor and `end` the end of the window
- * the inline functions below store into; the rest of the object is the library's. */
+/* An open file, made by mapout_open() or mapout_fdopen(). `put` is the cursor and `end` the end of
+ * the window the inline functions below store into; the rest of the object is the library's. */
 typedef struct mapout_file {
   char* put;
   char* end;
@@ -60,12 +65,24 @@ typedef struct mapout_file {
 MAPOUT_API void mapout_options_init(mapout_options* options);
 
 /* Opens like glibc's fopen: "w", "a", "r+", "w+", "a+", then letters as glibc reads them: "x"
- * after "w" or "a" (fail with EEXIST when the file exists), "b", "m", "c", "e" and others ignored,
- * ",ccs=..." ignored; "r" and what glibc reads as "r" ("rw") fail with EINVAL, mapout only writes.
+ * after "w" or "a" (fail with EEXIST when the file exists), "b", "m", "c", "e" and others ignored.
+ * EINVAL for "r" and what glibc reads as "r" ("rw"): mapout only writes; and for ",ccs=" with a
+ * character set other than UTF-8: mapout writes bytes and converts to no other set (glibc fails
+ * with EINVAL for an empty or unknown set after creating the file, and opens a wide stream for a
+ * set it knows). ",ccs=UTF-8" writes what fputws of the same text would.
  * `options` may be NULL for the defaults. NULL with errno set on failure, and no file left that the
  * open created; errno untouched on success. */
 MAPOUT_API mapout_file* mapout_open(const char* path, const char* mode,
                                     const mapout_options* options);
+/* Takes over `fd` like glibc's fdopen: "w", "a", "r+", "w+", "a+" (other letters ignored), EINVAL
+ * for "r", for a read-only descriptor, and for "+" on one not open for reading; EBADF for one not
+ * open. Nothing is truncated: writing starts at the descriptor's offset; "a" sets O_APPEND and,
+ * without "+", moves to the end, and with O_APPEND every write goes to the end. mapout_close()
+ * closes fd, as fclose does; after a failure fd is still the caller's. A pipe, a terminal, a
+ * socket, an O_WRONLY or O_APPEND descriptor takes the buffer, written out by mapout_flush() (a
+ * terminal is not line-buffered); an O_RDWR regular file may be mapped, as by mapout_open. The
+ * atomic and write_if_changed options need a path: EINVAL. Messages name the file "/dev/fd/N". */
+MAPOUT_API mapout_file* mapout_fdopen(int fd, const char* mode, const mapout_options* options);
 
 /* The library side of the inline functions, for when the window is used up. */
 MAPOUT_API int mapout_putc_slow(int c, mapout_file* file);
@@ -100,6 +117,25 @@ static inline int mapout_puts(const char* text, mapout_file* file) {
   return length == 0 || mapout_write(text, length, 1, file) == 1 ? 0 : -1;
 }
 
+/* vfprintf: C99's conversions with glibc's extensions, the same bytes as glibc's vfprintf in the
+ * thread's locale, and its return value: the bytes written, or a negative value with errno set
+ * (EOVERFLOW past INT_MAX, EINVAL for a bad format, EILSEQ for a wide character with no
+ * multibyte form, or the write's errno). %n stores the count, as glibc does without
+ * _FORTIFY_SOURCE: the format must be the program's own text. Numbered arguments and conversions
+ * mapout does not know (glibc's %b, those of register_printf_specifier) go with the rest of the
+ * format to glibc's vsnprintf; a %n after one counts from it. */
+MAPOUT_API int mapout_vprintf(mapout_file* file, const char* format, va_list args)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
+/* fprintf, as mapout_vprintf. */
+MAPOUT_API int mapout_printf(mapout_file* file, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* fseeko with SEEK_SET, SEEK_CUR or SEEK_END: 0, or -1. Past the end and writing leaves zeros
  * between. A failed seek is not sticky. */
 MAPOUT_API int mapout_seek(mapout_file* file, int64_t offset, int whence);
@@ -108,7 +144,9 @@ MAPOUT_API int mapout_seek(mapout_file* file, int64_t offset, int whence);
  * counts from the end. */
 MAPOUT_API int64_t mapout_tell(mapout_file* file);
 /* fflush: 0, or -1. Free on a regular file unless the flush_publishes option asks for
- * mapout_publish(); on a pipe, a terminal or an appended file it writes. */
+ * mapout_publish(); on a pipe, a terminal or an appended file it writes. NULL flushes every open
+ * file, as fflush(NULL) does: -1 with the first failure's errno if one failed; no file may be in
+ * use by another thread meanwhile. */
 MAPOUT_API int mapout_flush(mapout_file* file);
 /* The file's size and bytes as close would leave them, for a reader in another process: 0 or -1. */
 MAPOUT_API int mapout_publish(mapout_file* file);

@@ -60,6 +60,11 @@ class MAPOUT_API output_file {
   std::error_code open(const std::filesystem::path& path,
                        std::ios_base::openmode mode = std::ios_base::out,
                        const options& opts = {}) noexcept;
+  // Takes over `fd`, open for writing, as fdopen(3) does: writing starts at its offset and keeps
+  // the bytes around it, goes to the end where it has O_APPEND, and close() closes it. Only an
+  // O_RDWR regular file can be mapped; EBADF for a descriptor not open for writing, EINVAL with
+  // options.atomic or write_if_changed (they need a path). A failed open leaves fd the caller's.
+  std::error_code open(int fd, const options& opts = {}) noexcept;
   bool is_open() const noexcept;
   // True when the window is a mapping of the file, false on the buffered strategy.
   bool is_mapped() const noexcept;
@@ -139,6 +144,9 @@ class MAPOUT_API output_file {
   std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
 
   struct state;
+  // Both opens: `fd` taken over when it is not -1, otherwise `path` opened in `mode`.
+  std::error_code open(const std::filesystem::path& path, int fd, std::ios_base::openmode mode,
+                       const options& opts) noexcept;
   // Takes other's state, or, while a cursor holds other's window, a state that says so.
   void take_unless_held(output_file& other) noexcept;
   // Returns EBUSY for a call made while a cursor holds the window; error_message() names it.

@@ -23,8 +23,13 @@ int main(int argc, char** argv) {
   for (i = 0; i < 100000; ++i) {
     char line[32];
     const int n = snprintf(line, sizeof line, "line %d", i);
-    mapout_puts(line, out);
-    mapout_putc('\n', out);
+    if (i % 2 == 0) {
+      mapout_puts(line, out);
+      mapout_putc('\n', out);
+    } else if (mapout_printf(out, "line %d\n", i) != n + 1) {
+      perror(argv[1]);
+      return 1;
+    }
     memcpy(expected + length, line, (size_t)n);
     length += (size_t)n;
     expected[length++] = '\n';

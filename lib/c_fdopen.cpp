@@ -1,0 +1,78 @@
+// mapout_fdopen: a descriptor the caller opened, taken over by the rules of glibc's fdopen(3).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <new>
+
+#include "c_handle.hpp"
+#include "sys.hpp"
+
+namespace mapout::detail {
+namespace {
+
+// What an fdopen mode asks of the descriptor.
+struct descriptor_request {
+  bool update = false;  // '+': the descriptor must be open for reading too
+  bool append = false;  // 'a': O_APPEND is set on it
+};
+
+// The mode as glibc's fdopen reads it: 'w' or 'a', then up to four letters of which only '+'
+// counts ("x", "b", "e", "m" and others are ignored: the descriptor is open already), or "r+".
+// False for another first letter, and for "r": mapout only writes.
+bool parse_descriptor_mode(const char* mode, descriptor_request& request) noexcept {
+  if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
+  for (int at = 1; at < 5 && mode[at] != '\0'; ++at) {
+    if (mode[at] == '+') {
+      request.update = true;
+      break;
+    }
+  }
+  request.append = mode[0] == 'a';
+  return mode[0] != 'r' || request.update;
+}
+
+// fdopen's checks and changes: the mode must fit the descriptor's access ("+" needs O_RDWR, a
+// read-only one takes no mode mapout has), and "a" sets O_APPEND, then, without "+", moves to
+// the end. 0, or -1 with errno set and, as in glibc, O_APPEND left set when the seek failed.
+int prepare(int fd, const descriptor_request& request) noexcept {
+  const int status = retry_on_eintr(sys().status_flags, fd, F_GETFL, 0);
+  if (status < 0) return -1;
+  const int access = status & O_ACCMODE;
+  if (access == O_RDONLY || (request.update && access != O_RDWR)) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (!request.append || (status & O_APPEND) != 0) return 0;
+  if (retry_on_eintr(sys().status_flags, fd, F_SETFL, status | O_APPEND) != 0) return -1;
+  if (!request.update && sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) return -1;
+  return 0;
+}
+
+}  // namespace
+}  // namespace mapout::detail
+
+extern "C" mapout_file* mapout_fdopen(int fd, const char* mode, const mapout_options* options) {
+  mapout::detail::descriptor_request request;
+  mapout::options opts;
+  if (mode == nullptr || !mapout::detail::parse_descriptor_mode(mode, request) ||
+      (options != nullptr && !mapout::detail::to_options(*options, opts))) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  // A successful open leaves errno as it was, as fdopen does.
+  const int saved_errno = errno;
+  if (mapout::detail::prepare(fd, request) != 0) return nullptr;
+  auto* h = new (std::nothrow) mapout::detail::c_handle;
+  if (h == nullptr) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  if (const std::error_code ec = h->file.open(fd, opts)) {
+    delete h;
+    errno = mapout::detail::errno_of(ec);
+    return nullptr;
+  }
+  errno = saved_errno;
+  return mapout::detail::hand_out(h);
+}
