@@ -29,7 +29,8 @@ bool punctuates_classically(const std::locale& locale) {
 }
 
 bool formats_numbers_classically(const std::locale& locale) {
-  const std::type_info& put = typeid(std::use_facet<std::num_put<char>>(locale));
+  const std::num_put<char>& facet = std::use_facet<std::num_put<char>>(locale);
+  const std::type_info& put = typeid(facet);
   return (put == typeid(mapout::num_put) || put == typeid(std::num_put<char>)) &&
          punctuates_classically(locale);
 }
