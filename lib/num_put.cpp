@@ -6,6 +6,7 @@
 
 #include "floating_text.hpp"
 #include "mapout/decimal.hpp"
+#include "punctuation.hpp"
 
 namespace mapout {
 namespace {
@@ -34,10 +35,33 @@ std::ostreambuf_iterator<char> put_padded(std::ostreambuf_iterator<char> out, st
   return std::copy(split, end, std::fill_n(out, padding, fill));
 }
 
-// Whether `io` prints numbers as the classic locale does with mapout::num_put: any other locale
-// may punctuate differently, or carry its own facets that the standard num_put would consult.
-bool prints_classically(const std::ios_base& io) {
-  return io.getloc() == numbers_locale();
+// A stream's answer to punctuates_classically, kept in its iword from its first number until an
+// imbue or copyfmt clears it: per number one compare, whatever facets the locale adds or replaces.
+enum : long { unwatched = 0, undecided, classic, other };
+
+int decision_index() {
+  static const int index = std::ios_base::xalloc();
+  return index;
+}
+
+// copyfmt copies the iword with the callback list, so a stream's word is watched iff our callback
+// is registered on it.
+void forget_decision(std::ios_base::event event, std::ios_base& io, int index) {
+  if (event != std::ios_base::erase_event) io.iword(index) = undecided;
+}
+
+bool decide(std::ios_base& io, long& decision, int index) {
+  if (decision == unwatched) io.register_callback(forget_decision, index);
+  decision = detail::punctuates_classically(io.getloc()) ? classic : other;
+  return decision == classic;
+}
+
+bool prints_classically(std::ios_base& io) {
+  const int index = decision_index();
+  long& decision = io.iword(index);
+  if (decision == classic) return true;
+  if (decision == other) return false;
+  return decide(io, decision, index);
 }
 
 }  // namespace

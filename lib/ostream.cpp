@@ -6,15 +6,9 @@
 
 #include "error_text.hpp"
 #include "mapout/num_put.hpp"
+#include "punctuation.hpp"
 
 namespace mapout {
-namespace {
-
-bool prints_classically(const std::locale& locale) {
-  return locale == numbers_locale() || locale == std::locale::classic();
-}
-
-}  // namespace
 
 ostream::ostream() : std::ostream(nullptr) {
   init(&buf_);
@@ -121,14 +115,14 @@ void ostream::on_ios_event(std::ios_base::event event, std::ios_base& stream, in
     self->classic_locale_ = false;
   } else {
     self->locale_watched_ = true;
-    self->classic_locale_ = prints_classically(stream.getloc());
+    self->classic_locale_ = detail::formats_numbers_classically(stream.getloc());
   }
 }
 
 void ostream::watch_locale_again() {
   register_callback(&ostream::on_ios_event, 0);
   locale_watched_ = true;
-  classic_locale_ = prints_classically(getloc());
+  classic_locale_ = detail::formats_numbers_classically(getloc());
 }
 
 void ostream::rethrow_with_cause() const {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <ostream>
+#include <streambuf>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -57,6 +59,27 @@ class digest_sink {
     used_ = static_cast<std::size_t>(
         (shortest_ ? fmt::format_to(put, "{}\n", x) : format_number_line(put, x)) - buffer_);
   }
+#ifdef PERF_HAVE_BOOST_SERIALIZATION
+  // The archive through std::ostream in the classic locale: std::ofstream's bytes.
+  void archive(const workload& work) {
+    drain();
+    struct hashing_buf : std::streambuf {
+      digest* result;
+      std::streamsize xsputn(const char* data, std::streamsize n) override {
+        result->update(data, static_cast<std::size_t>(n));
+        return n;
+      }
+      int_type overflow(int_type c) override {
+        const char byte = traits_type::to_char_type(c);
+        result->update(&byte, 1);
+        return traits_type::not_eof(c);
+      }
+    } hashing;
+    hashing.result = &result_;
+    std::ostream out(&hashing);
+    write_text_archive(work, out);
+  }
+#endif
   digest finish() {
     drain();
     return result_;

@@ -36,8 +36,17 @@ class ostream_sink {
   }
   void row(long id, double x, double y) { stream() << id << ',' << x << ',' << y << '\n'; }
   void number(double x) { stream() << x << '\n'; }
-  std::uint64_t tell() { return static_cast<std::uint64_t>(std::streamoff(stream().tellp())); }
-  void seek(std::uint64_t offset) { stream().seekp(static_cast<std::streamoff>(offset)); }
+#ifdef PERF_HAVE_BOOST_SERIALIZATION
+  void archive(const workload& work) {
+    write_text_archive(work, stream());
+  }
+#endif
+  std::uint64_t tell() {
+    return static_cast<std::uint64_t>(std::streamoff(stream().tellp()));
+  }
+  void seek(std::uint64_t offset) {
+    stream().seekp(static_cast<std::streamoff>(offset));
+  }
   void write_at(std::uint64_t offset, const char* data, std::size_t size) {
     const auto end = stream().tellp();
     stream().seekp(static_cast<std::streamoff>(offset));
@@ -53,7 +62,9 @@ class ostream_sink {
   }
 
  private:
-  stream_type& stream() { return file_; }
+  stream_type& stream() {
+    return file_;
+  }
 
   std::string path_;
   file_type file_;

@@ -6,15 +6,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <random>
 #include <stdexcept>
+#include <streambuf>
 
 namespace perf {
 namespace {
 
-constexpr const char* workload_names[] = {"bytes",   "tokens",  "lines",   "blocks-4k", "blocks-1m",
-                                          "patch",   "toc",     "scatter", "random-16", "random-64",
-                                          "numbers", "doubles", "table",   "printf-row"};
+constexpr const char* workload_names[] = {"bytes",     "tokens",     "lines",        "blocks-4k",
+                                          "blocks-1m", "patch",      "toc",          "scatter",
+                                          "random-16", "random-64",  "numbers",      "doubles",
+                                          "table",     "printf-row", "boost-archive"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -77,6 +80,35 @@ std::size_t token_length(const std::string& text, std::size_t at) {
     while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end]))) ++end;
   }
   return end - at;
+}
+
+// boost-archive: as many doubles as reach `size` at about 25 bytes each (a space, then %.17e);
+// the exact size is the archive's own, counted by writing it once where Boost.Serialization is.
+void size_archive(workload& work) {
+  char text[max_number_row];
+  for (std::uint64_t& i = work.count; work.bytes < work.size; ++i) {
+    const double x = number_value(*work.input, i);
+    work.bytes +=
+        1 + static_cast<std::uint64_t>(
+                std::to_chars(text, text + sizeof text, x, std::chars_format::scientific, 17).ptr -
+                text);
+  }
+#ifdef PERF_HAVE_BOOST_SERIALIZATION
+  struct counting_buf : std::streambuf {
+    std::uint64_t bytes = 0;
+    std::streamsize xsputn(const char*, std::streamsize n) override {
+      bytes += static_cast<std::uint64_t>(n);
+      return n;
+    }
+    int_type overflow(int_type c) override {
+      ++bytes;
+      return traits_type::not_eof(c);
+    }
+  } counter;
+  std::ostream out(&counter);
+  write_text_archive(work, out);
+  work.bytes = counter.bytes;
+#endif
 }
 
 }  // namespace
@@ -178,6 +210,9 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
       }
       break;
     }
+    case workload_kind::boost_archive:
+      size_archive(work);
+      break;
     case workload_kind::blocks_4k:
     case workload_kind::blocks_1m: {
       const std::uint64_t block = block_size(kind);

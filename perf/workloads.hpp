@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,7 +22,8 @@ namespace perf {
 // (4 KiB blocks written once each in shuffled order), random (records of 16 or 64 bytes at
 // random slots of a file laid out first, as an index or a hash table in a file is filled),
 // numbers (CSV rows of a long and two doubles) and doubles (one double a line); table, the lines
-// of a code generator that prints a table with a string literal among its arguments.
+// of a code generator that prints a table with a string literal among its arguments;
+// boost-archive, Boost.Serialization's text_oarchive of the doubles, one `archive << x` each.
 enum class workload_kind {
   bytes,
   tokens,
@@ -36,18 +38,19 @@ enum class workload_kind {
   numbers,
   doubles,
   table,
-  printf_row
+  printf_row,
+  boost_archive
 };
 
 constexpr workload_kind streaming_workload_kinds[] = {
     workload_kind::bytes, workload_kind::tokens, workload_kind::lines, workload_kind::blocks_4k,
     workload_kind::blocks_1m};
 constexpr workload_kind all_workload_kinds[] = {
-    workload_kind::bytes,     workload_kind::tokens,    workload_kind::lines,
-    workload_kind::blocks_4k, workload_kind::blocks_1m, workload_kind::patch,
-    workload_kind::toc,       workload_kind::scatter,   workload_kind::random_16,
-    workload_kind::random_64, workload_kind::numbers,   workload_kind::doubles,
-    workload_kind::table,     workload_kind::printf_row};
+    workload_kind::bytes,     workload_kind::tokens,     workload_kind::lines,
+    workload_kind::blocks_4k, workload_kind::blocks_1m,  workload_kind::patch,
+    workload_kind::toc,       workload_kind::scatter,    workload_kind::random_16,
+    workload_kind::random_64, workload_kind::numbers,    workload_kind::doubles,
+    workload_kind::table,     workload_kind::printf_row, workload_kind::boost_archive};
 constexpr std::size_t workload_kind_count = std::size(all_workload_kinds);
 
 constexpr bool is_random(workload_kind kind) noexcept {
@@ -64,9 +67,10 @@ constexpr bool is_numbers(workload_kind kind) noexcept {
 }
 
 // The workloads of formatting calls that only some writers make (<<, print, printf): numbers,
-// doubles, table, printf-row.
+// doubles, table, printf-row, boost-archive.
 constexpr bool is_formatting(workload_kind kind) noexcept {
-  return is_numbers(kind) || kind == workload_kind::table || kind == workload_kind::printf_row;
+  return is_numbers(kind) || kind == workload_kind::table || kind == workload_kind::printf_row ||
+         kind == workload_kind::boost_archive;
 }
 
 const char* name_of(workload_kind kind) noexcept;
@@ -243,6 +247,20 @@ template <class Sink>
 struct can_print_numbers<Sink, std::void_t<decltype(std::declval<Sink&>().number(0.0))>>
     : std::true_type {};
 
+#ifdef PERF_HAVE_BOOST_SERIALIZATION
+// The boost-archive workload's program, the same for every stream (perf/writers_archive.cpp): a
+// text_oarchive on `out`, then `archive << number_value(i)` for each of work.count doubles.
+void write_text_archive(const workload& work, std::ostream& out);
+#endif
+
+// Whether a Sink has the boost-archive workload's call, archive(const workload&).
+template <class Sink, class = void>
+struct can_write_archive : std::false_type {};
+template <class Sink>
+struct can_write_archive<
+    Sink, std::void_t<decltype(std::declval<Sink&>().archive(std::declval<const workload&>()))>>
+    : std::true_type {};
+
 // Whether a Sink has the seeking calls; emit() throws for a seeking workload when it has not.
 template <class Sink, class = void>
 struct can_seek : std::false_type {};
@@ -333,6 +351,8 @@ void emit_seeking(const workload& work, Sink& out) {
 //   table_line(std::uint32_t i)         "  table[<i>] = {<i * 7>, \"entry\"};\n"
 // and for the printf-row workload
 //   printf_row(const printf_row_values&)   printf_row_format's row.
+// and for boost-archive
+//   archive(const workload&)            write_text_archive into the writer's stream.
 // The loops are templates so that each writer's calls are inlined into them, as in a real program.
 template <class Sink>
 void emit(const workload& work, Sink& out) {
@@ -395,6 +415,13 @@ void emit(const workload& work, Sink& out) {
         for (std::uint32_t i = 0; i < work.count; ++i) out.printf_row(printf_row_of(input, i));
       } else {
         throw std::logic_error("this writer has no printf");
+      }
+      break;
+    case workload_kind::boost_archive:
+      if constexpr (can_write_archive<Sink>::value) {
+        out.archive(work);
+      } else {
+        throw std::logic_error("this writer writes no text_oarchive (or no Boost.Serialization)");
       }
       break;
     case workload_kind::patch:

@@ -26,6 +26,9 @@ std::vector<writer> all_writers() {
   add_cursor_writers(list);
   add_print_cxx20_writers(list);
   add_printf_writers(list);
+#ifdef PERF_HAVE_BOOST_SERIALIZATION
+  add_archive_rows(list);
+#endif
   return list;
 }
 

@@ -96,6 +96,8 @@ void add_iostream_writers(std::vector<writer>& list);
 void add_fmt_writers(std::vector<writer>& list);
 void add_llvm_writers(std::vector<writer>& list);
 void add_boost_writers(std::vector<writer>& list);
+// The boost-archive workload on the rows that run it (writers_archive.cpp).
+void add_archive_rows(std::vector<writer>& list);
 void add_syscall_writers(std::vector<writer>& list);
 void add_mmap_writers(std::vector<writer>& list);
 void add_mapout_writers(std::vector<writer>& list);

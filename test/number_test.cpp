@@ -17,10 +17,14 @@
 #include "mapout/num_put.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
+#include "number_cases.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
+using mapout::test::first_difference;
+using mapout::test::number_case;
+using mapout::test::random_case;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -40,117 +44,6 @@ constexpr int sanitized = 0;
 constexpr int batches = sanitized ? 2 : 20;
 constexpr int cases_per_batch = 50000;
 
-// One value of each class in turn: zeros, subnormals, extremes, integers held in floating point,
-// infinities, NaN of either sign, arbitrary bit patterns and everyday magnitudes.
-template <typename T>
-T random_value(std::mt19937_64& random) {
-  using limits = std::numeric_limits<T>;
-  const T sign = (random() & 1) ? T(-1) : T(1);
-  switch (random() % 12) {
-    case 0:
-      return sign * T(0);
-    case 1:
-      return sign * limits::denorm_min() * T(random() % 100000);
-    case 2:
-      return sign * limits::max();
-    case 3:
-      return sign * limits::min();
-    case 4:
-      return sign * limits::infinity();
-    case 5:
-      return std::copysign(limits::quiet_NaN(), sign);
-    case 6:
-      return T(static_cast<std::int64_t>(random()) >> (random() % 64));
-    case 7: {
-      double bits_value;
-      const std::uint64_t bits = random();
-      std::memcpy(&bits_value, &bits, sizeof bits_value);
-      return T(bits_value);
-    }
-    case 8:
-      return T(std::normal_distribution<double>()(random));
-    case 9:
-      return sign * T(std::ldexp(double(random() % 100000), int(random() % 80) - 40));
-    case 10:
-      return sign * T(double(random() % 2000) / 8);
-    default:
-      return sign *
-             T(std::pow(10.0, double(int(random() % 40) - 20)) * double(random() % 3 + 1) / 2);
-  }
-}
-
-struct number_case {
-  std::ios_base::fmtflags flags;
-  std::streamsize precision;
-  std::streamsize width;
-  char fill;
-  int type;  // 0 double, 1 float, 2 long double
-  long double value;
-  bool through_base;
-};
-
-number_case random_case(std::mt19937_64& random) {
-  using std::ios_base;
-  static const ios_base::fmtflags fields[] = {ios_base::fmtflags{}, ios_base::fixed,
-                                              ios_base::scientific,
-                                              ios_base::fixed | ios_base::scientific};
-  static const ios_base::fmtflags adjusts[] = {ios_base::fmtflags{}, ios_base::left,
-                                               ios_base::right, ios_base::internal};
-  number_case c{};
-  // Half the cases in the default flags and precision, where mapout::ostream writes inline.
-  const bool plain = random() % 2 == 0;
-  c.flags = plain ? ios_base::fmtflags{} : fields[random() % 4] | adjusts[random() % 4];
-  if (!plain && random() % 2) c.flags |= ios_base::showpoint;
-  if (!plain && random() % 2) c.flags |= ios_base::showpos;
-  if (!plain && random() % 2) c.flags |= ios_base::uppercase;
-  c.precision = plain && random() % 2 ? 6 : static_cast<std::streamsize>(random() % 44) - 1;
-  c.width = plain ? 0 : static_cast<std::streamsize>(random() % 30);
-  c.fill = random() % 2 ? ' ' : static_cast<char>('!' + random() % 90);
-  c.type = static_cast<int>(random() % 3);
-  c.value = c.type == 0   ? random_value<double>(random)
-            : c.type == 1 ? static_cast<float>(random_value<double>(random))
-                          : random_value<long double>(random);
-  c.through_base = random() % 2 == 0;
-  return c;
-}
-
-template <typename Stream>
-void insert(Stream& out, const number_case& c) {
-  out.flags(c.flags);
-  out.precision(c.precision);
-  out.width(c.width);
-  out.fill(c.fill);
-  if (c.type == 0) {
-    out << static_cast<double>(c.value);
-  } else if (c.type == 1) {
-    out << static_cast<float>(c.value);
-  } else {
-    out << c.value;
-  }
-  out.flags(std::ios_base::fmtflags{});
-  out << '\n';
-}
-
-// The first line where the two texts differ, with the case that made it.
-std::string first_difference(const std::string& got, const std::string& want,
-                             const std::vector<number_case>& cases) {
-  std::istringstream got_lines(got), want_lines(want);
-  std::string got_line, want_line;
-  for (const number_case& c : cases) {
-    std::getline(got_lines, got_line);
-    std::getline(want_lines, want_line);
-    if (got_line != want_line) {
-      std::ostringstream description;
-      description << "type " << c.type << " flags " << std::hex << c.flags << std::dec
-                  << " precision " << c.precision << " width " << c.width << " through "
-                  << (c.through_base ? "std::ostream&" : "mapout::ostream") << ": got '" << got_line
-                  << "', want '" << want_line << "'";
-      return description.str();
-    }
-  }
-  return "same lines, different sizes";
-}
-
 TEST(Numbers, RandomFloatingPointMatchesOstringstream) {
   temp_dir dir;
   std::mt19937_64 random(20261201);
@@ -161,11 +54,11 @@ TEST(Numbers, RandomFloatingPointMatchesOstringstream) {
     for (int i = 0; i < cases_per_batch; ++i) {
       const number_case c = random_case(random);
       cases.push_back(c);
-      insert(reference, c);
+      mapout::test::insert(reference, c);
       if (c.through_base) {
-        insert(static_cast<std::ostream&>(out), c);
+        mapout::test::insert(static_cast<std::ostream&>(out), c);
       } else {
-        insert(out, c);
+        mapout::test::insert(out, c);
       }
     }
     out.close();

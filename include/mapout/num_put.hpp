@@ -10,10 +10,14 @@
 namespace mapout {
 
 // A std::num_put<char> that writes integers and floating point exactly as libstdc++'s does in the
-// classic locale, through std::to_chars and mapout's decimal writer; in a stream whose locale is
-// not numbers_locale(), and for the flag combinations to_chars cannot reproduce, it is the
-// standard facet itself. A mapout::ostream carries it from construction, so that numbers written
-// through a std::ostream& are fast too.
+// classic locale, through std::to_chars and mapout's decimal writer, in any stream whose locale
+// punctuates as the classic one ('.' for the point, no grouping, digits widened to themselves),
+// whatever other facets it holds: a codecvt imbued by a serialization library keeps it fast. The
+// stream's answer is decided at its first number after each imbue and kept in its iword (an
+// xalloc index and an ios_base callback), so a number pays one compare for it. Under any other
+// punctuation, and for the flag combinations to_chars cannot reproduce, it is the standard facet
+// itself. A mapout::ostream carries it from construction, so that numbers written through a
+// std::ostream& are fast too.
 class MAPOUT_API num_put final : public std::num_put<char> {
  public:
   using std::num_put<char>::num_put;

@@ -52,9 +52,10 @@ constexpr bool inline_insertable =
 // Through the static type mapout::ostream, put, write and << of characters, strings and integers
 // store straight into the window, without std::ostream's sentry or a virtual call, whenever that
 // sentry would do nothing and the formatting is trivial: good state, no tie(), no unitbuf, width 0,
-// and for integers decimal without showpos in the classic locale. Every other case, and every
-// write that does not fit the window, takes std::ostream's own path, so the bytes and the state
-// are always std::ostream's. Through a std::ostream& the stream is a std::ostream like any other.
+// and for integers decimal without showpos in a locale that punctuates as the classic one. Every
+// other case, and every write that does not fit the window, takes std::ostream's own path, so the
+// bytes and the state are always std::ostream's. Through a std::ostream& the stream is a
+// std::ostream like any other.
 //
 // final, unlike std::ofstream: in a final class the std::ios base sits at an offset known when
 // compiling, so each inline call reads the state directly instead of through the virtual-base
@@ -267,7 +268,8 @@ class MAPOUT_API ostream final : public std::ostream {
     return *this;
   }
 
-  // classic_locale_ (the classic locale, or numbers_locale()) follows the stream's locale through
+  // classic_locale_ (a locale whose numbers are the classic locale's: its num_put the standard
+  // facet or mapout's, '.' for the point, no grouping) follows the stream's locale through
   // an ios_base callback, which runs for imbue (through std::ios or std::ios_base alike) and
   // copyfmt. copyfmt replaces the callback list with the source's, so it may drop ours: the erase
   // event that precedes it clears locale_watched_, and the next integer on the standard path
