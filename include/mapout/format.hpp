@@ -389,9 +389,9 @@ void print_literal(Out& out, const F& format, const T&... args) {
 #endif
 
 }  // namespace detail
-// Formats `args` with `format` as fmt::format does and writes the text: into the window when it
-// fits, otherwise formatted into a buffer and written as by write(data, size). On a stream it is
-// one unformatted output operation: the stream's flags, width and locale do not apply.
+// Formats `args` with `format` as fmt::format does and writes the text as by write(data, size).
+// On a stream it is one unformatted output operation: the stream's flags, width and locale do not
+// apply.
 //
 //   mapout::ostream out("gen/table.cpp");
 //   mapout::print(out, FMT_STRING("{} = {};\n"), name, value);
@@ -404,6 +404,15 @@ void print_literal(Out& out, const F& format, const T&... args) {
 // fmt::format's), at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into
 // formatting code, a third of the instructions of parsing it on every call (docs/decisions.md,
 // "print").
+//
+// Each field is formatted once, as by fmt::format: a user's formatter runs once per field, and
+// the text it makes is the text written, whatever it made before. Only plain fields of plain
+// types, whose longest text is checked against the room before a byte is stored, go straight into
+// the window; anything else is formatted into a buffer (on the stack up to 500 bytes) and then
+// written. So a print that throws (fmt::format_error, a formatter's own exception,
+// std::bad_alloc) changes no byte of the file, past its end neither, and leaves the position where
+// it was. A formatter may write to the stream or cursor it formats for: its bytes come first, as
+// with std::ofstream << fmt::format(...).
 #if __cplusplus >= 202002L && defined(__cpp_consteval)
 // The cut literal by reference: it is some 440 bytes, which a parameter by value copied on every
 // call (60 of the 376 instructions of a short generated line).
