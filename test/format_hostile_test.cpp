@@ -453,12 +453,14 @@ TEST(PrintHostile, StreamsThatCannotTakeTheTextFailAsOfstream) {
           out.setstate(std::ios::failbit);
           reference.setstate(std::ios::failbit);
         }
+        // Formatted out here: Clang 14 rejects fmt's consteval check in a lambda nested this deep.
+        const std::string text = line.format(how, 42, "text");
         const auto print_both = [&](auto& stream) {
           stream.exceptions(thrown & ~stream.rdstate());
           if constexpr (std::is_same_v<std::decay_t<decltype(stream)>, mapout::ostream>) {
             line.print(stream, how, 42, "text");
           } else {
-            stream << line.format(how, 42, "text");
+            stream << text;
           }
         };
         EXPECT_TRUE(after(out, print_both) == after(reference, print_both));
