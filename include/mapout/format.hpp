@@ -8,7 +8,6 @@
 #include <climits>
 #include <cstddef>
 #include <cstring>
-#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -174,49 +173,10 @@ char* put_plainly(char* put, const char* end, const T&... args) noexcept {
   return put_pieces<S>(put, std::index_sequence_for<T...>(), args...);
 }
 
-// The longest text "{}" makes of `value`, or -1 when only formatting can tell.
-template <typename T>
-std::ptrdiff_t longest_plain_text(const T& value) noexcept {
-  using type = std::remove_cv_t<std::remove_reference_t<T>>;
-  if constexpr (std::is_same_v<type, bool>) {
-    return 5;
-  } else if constexpr (std::is_same_v<type, char>) {
-    return 1;
-  } else if constexpr (std::is_integral_v<type>) {
-    return sizeof(type) <= 8 ? 20 : 40;
-  } else if constexpr (is_plain_floating<type>) {
-    return static_cast<std::ptrdiff_t>(longest_floating_text);
-  } else if constexpr (is_c_string<type>) {
-    if constexpr (std::is_pointer_v<type>) {
-      if (value == nullptr) return -1;
-    }
-    return static_cast<std::ptrdiff_t>(std::strlen(value));
-  } else if constexpr (std::is_convertible_v<const type&, std::string_view> &&
-                       !std::is_pointer_v<std::decay_t<type>>) {
-    return static_cast<std::ptrdiff_t>(std::string_view(value).size());
-  } else {
-    return -1;
-  }
-}
-
-// Whether [put, end) certainly holds what `format` makes of `args`, told without formatting.
-template <typename S, typename... T>
-bool certainly_fits(const char* put, const char* end, const T&... args) noexcept {
-  constexpr std::ptrdiff_t text = plain_format<S>::text_size;
-  if constexpr (text < 0) {
-    return false;
-  } else {
-    std::ptrdiff_t size = text;
-    for (const std::ptrdiff_t field : {std::ptrdiff_t{0}, longest_plain_text(args)...}) {
-      if (field < 0) return false;
-      size += field;
-    }
-    return size < end - put && size <= INT_MAX;
-  }
-}
-
-// Formats in place when the text fits the window, measured or bounded first: nothing is stored
-// before the whole text is known to fit, and formatting that throws has stored nothing.
+// Stores in place only text that no user code makes and nothing can interrupt: plain fields of
+// plain types, whose longest text is known before a byte is stored. Anything else is formatted
+// into a buffer first, since the window past the cursor may hold the file's bytes (after a seek
+// back) that a formatter throwing halfway would overwrite.
 struct formatted_store {
   // put_literally's text when it fits the window.
   template <typename Put>
@@ -251,30 +211,6 @@ struct formatted_store {
     char* const end = put_plainly<S>(out.put_, out.end_, args...);
     if (end == nullptr) return false;
     out.put_ = end;
-    return true;
-  }
-  // A compiled format goes straight to the pointer when its longest text certainly fits (plain
-  // "{}" fields of integers and strings), and is measured first otherwise: format_to_n takes it
-  // one checked character at a time, many times slower than either.
-  template <typename S, typename... T>
-  static bool into_compiled(ostream& out, const S& format, const T&... args) {
-    if (!out.sentry_is_noop()) return false;
-    streambuf& buf = out.buf_;
-    char* const put = buf.pptr();
-    if (!certainly_fits<S>(put, buf.epptr(), args...)) {
-      const std::size_t size = fmt::formatted_size(format, args...);
-      if (size >= static_cast<std::size_t>(buf.epptr() - put) || size > INT_MAX) return false;
-    }
-    buf.pbump(static_cast<int>(fmt::format_to(put, format, args...) - put));
-    return true;
-  }
-  template <typename S, typename... T>
-  static bool into_compiled(cursor& out, const S& format, const T&... args) {
-    if (!certainly_fits<S>(out.put_, out.end_, args...) &&
-        fmt::formatted_size(format, args...) >= static_cast<std::size_t>(out.end_ - out.put_)) {
-      return false;
-    }
-    out.put_ = fmt::format_to(out.put_, format, args...);
     return true;
   }
 };
@@ -339,9 +275,10 @@ void print_known(Out& out, const S& format, const T&... args) {
     if (formatted_store::into_plainly<S>(out, args...)) return;
   }
   if constexpr (is_compiled_format<S>) {
-    if (formatted_store::into_compiled(out, format, args...)) return;
-    // Not fmt::appender here: with it GCC 12 warns falsely under C++20 (-Wstringop-overflow in
-    // fmt's format_decimal), and this is only the way for text longer than the window.
+    // Formatted once, into a buffer on the stack up to 500 bytes: a user formatter runs once as
+    // in fmt::format, so no second run can make a longer text than a first one measured, or throw
+    // after part of the text was stored. Not fmt::appender: with it GCC 12 warns falsely under
+    // C++20 (-Wstringop-overflow in fmt's format_decimal).
     fmt::memory_buffer text;
     fmt::format_to(std::back_inserter(text), format, args...);
     write_text(out, text);
@@ -452,9 +389,9 @@ void print_literal(Out& out, const F& format, const T&... args) {
 #endif
 
 }  // namespace detail
-// Formats `args` with `format` as fmt::format does and writes the text: into the window when it
-// fits, otherwise formatted into a buffer and written as by write(data, size). On a stream it is
-// one unformatted output operation: the stream's flags, width and locale do not apply.
+// Formats `args` with `format` as fmt::format does and writes the text as by write(data, size).
+// On a stream it is one unformatted output operation: the stream's flags, width and locale do not
+// apply.
 //
 //   mapout::ostream out("gen/table.cpp");
 //   mapout::print(out, FMT_STRING("{} = {};\n"), name, value);
@@ -467,6 +404,15 @@ void print_literal(Out& out, const F& format, const T&... args) {
 // fmt::format's), at the cost of std::to_chars by hand; FMT_COMPILE compiles any other into
 // formatting code, a third of the instructions of parsing it on every call (docs/decisions.md,
 // "print").
+//
+// Each field is formatted once, as by fmt::format: a user's formatter runs once per field, and
+// the text it makes is the text written, whatever it made before. Only plain fields of plain
+// types, whose longest text is checked against the room before a byte is stored, go straight into
+// the window; anything else is formatted into a buffer (on the stack up to 500 bytes) and then
+// written. So a print that throws (fmt::format_error, a formatter's own exception,
+// std::bad_alloc) changes no byte of the file, past its end neither, and leaves the position where
+// it was. A formatter may write to the stream or cursor it formats for: its bytes come first, as
+// with std::ofstream << fmt::format(...).
 #if __cplusplus >= 202002L && defined(__cpp_consteval)
 // The cut literal by reference: it is some 440 bytes, which a parameter by value copied on every
 // call (60 of the 376 instructions of a short generated line).
