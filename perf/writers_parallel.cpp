@@ -78,25 +78,19 @@ void run_two_strings(const workload& work, const std::string& path) {
 // The limit's split: the first half's size, found before the timed run (prepare).
 std::uint64_t first_half_bytes = 0;
 
-struct byte_counter {
-  std::uint64_t bytes = 0;
-  byte_counter& write(const char*, std::streamsize size) {
-    bytes += static_cast<std::uint64_t>(size);
-    return *this;
-  }
-};
-
 void find_split(const workload& work) {
-  std::ostringstream text;
   const std::uint64_t half = work.count / 2;
   if (work.kind == workload_kind::numbers) {
+    std::ostringstream text;
     emit_half(work, text, 0, half);
     first_half_bytes = text.str().size();
     return;
   }
-  byte_counter count;
-  emit_half(work, count, 0, half);
-  first_half_bytes = count.bytes;
+  const corpus& input = *work.input;
+  first_half_bytes = 0;
+  for (std::uint64_t i = 0; i < half; ++i) {
+    first_half_bytes += input.tokens[i % input.tokens.size()].size();
+  }
 }
 
 void run_two_halves_of_one_file(const workload& work, const std::string& path) {
