@@ -27,7 +27,7 @@ namespace mapout {
 // that grows, never a string that reallocates) and copied into place once, at close, the parts'
 // copies running on several threads. A part's positions (tellp, seekp) count from its own start.
 // Parts may be written from different threads at once; a part belongs to the thread that first
-// asks for it until it is closed, and part() refuses it to any other.
+// asks for it, and part() refuses it to any other (docs/parallel.md, "What a part may not do").
 class MAPOUT_API parallel_output {
  public:
   // Opens `path` for writing from its start (out|trunc). `opts` apply to the whole file: with
