@@ -39,7 +39,7 @@ part_plan plan_part(std::mt19937& random, unsigned seed) {
   // Mostly small parts, some empty, a few of several MiB.
   const int pieces = kind == 0 ? 0 : pick(random, 1, 40);
   for (int i = 0; i < pieces; ++i) {
-    const std::size_t size = kind == 9 ? static_cast<std::size_t>(pick(random, 1, 3 << 20) / 8)
+    const std::size_t size = kind == 9 ? static_cast<std::size_t>(pick(random, 1, 1 << 20) / 8)
                                        : static_cast<std::size_t>(pick(random, 0, 5000));
     plan.pieces.push_back(pattern(size, seed * 131u + static_cast<unsigned>(i)));
   }
