@@ -146,7 +146,7 @@ case "$mode" in
     configure build-tsan -Dperf=disabled -Dbuildtype=debugoptimized -Db_sanitize=thread \
       -Db_lundef=false
     build build-tsan
-    GTEST_FILTER='Concurrency.*:SigbusMode.*:BackgroundPopulate.LargeFile*:BackgroundPopulate.Refused*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
+    GTEST_FILTER='Concurrency.*:Parallel*:SigbusMode.*:BackgroundPopulate.LargeFile*:BackgroundPopulate.Refused*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
     ;;
   cxx20)
     # The suites of the headers users compile in their own standard. Not the whole tree: GCC 12

@@ -42,6 +42,11 @@ class replace_session {
   void writes(const char* data, std::size_t size) noexcept {
     if (comparing()) comparison_->written(compared_offset_, data, size);
   }
+  // The output's bytes [offset, offset + size) are `data`: for a writer that stores into the
+  // temporary without a window (parallel_output).
+  void compare(std::uint64_t offset, const char* data, std::size_t size) noexcept {
+    if (comparing()) comparison_->written(offset, data, size);
+  }
   // Renames the temporary over the target, unless anything failed or the bytes are the old ones;
   // with `durable`, after fdatasync. Closes file.fd and ends the session either way.
   void commit(open_file& file, bool durable) noexcept;

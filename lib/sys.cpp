@@ -41,6 +41,7 @@ const system_calls real_calls = {
     ::read,
     ::fstatat,
     ::fchown,
+    ::memfd_create,
 };
 
 system_calls calls = real_calls;

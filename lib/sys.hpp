@@ -55,6 +55,8 @@ struct system_calls {
   // For checking a target as the kernel found it, and giving its replacement the old owner.
   int (*fstatat)(int directory, const char* path, struct stat* st, int flags);
   int (*fchown)(int fd, uid_t owner, gid_t group);
+  // For the parts of a parallel output held in memory until their place is known.
+  int (*memfd_create)(const char* name, unsigned int flags);
 };
 
 // The table in use; tests swap entries and restore them.

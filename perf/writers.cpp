@@ -24,6 +24,7 @@ std::vector<writer> all_writers() {
   add_mmap_writers(list);
   add_mapout_writers(list);
   add_cursor_writers(list);
+  add_parallel_writers(list);
   add_print_cxx20_writers(list);
   add_printf_writers(list);
 #ifdef PERF_HAVE_BOOST_SERIALIZATION

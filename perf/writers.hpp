@@ -102,6 +102,7 @@ void add_syscall_writers(std::vector<writer>& list);
 void add_mmap_writers(std::vector<writer>& list);
 void add_mapout_writers(std::vector<writer>& list);
 void add_cursor_writers(std::vector<writer>& list);
+void add_parallel_writers(std::vector<writer>& list);
 // print compiled as C++20, where a literal format is cut when compiling (writers_print_cxx20.cpp).
 void add_print_cxx20_writers(std::vector<writer>& list);
 void add_printf_writers(std::vector<writer>& list);

@@ -1,0 +1,125 @@
+// The join of a parallel output: each part held in memory is mapped and handed to pwrite(2) at its
+// offset, one stretch at a time, by whichever thread takes the stretch next.
+#include "parallel_join.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+namespace mapout::detail {
+namespace {
+
+// Large enough that a thread's turn costs little beside its copy, small enough that two threads
+// share a part of a few MiB.
+constexpr std::uint64_t stretch_size = std::uint64_t{4} << 20;
+
+struct stretch {
+  const char* data;
+  std::size_t size;
+  std::uint64_t offset;
+};
+
+// A part's memory, mapped for reading while it is copied.
+class source_mapping {
+ public:
+  source_mapping() noexcept = default;
+  source_mapping(const source_mapping&) = delete;
+  source_mapping& operator=(const source_mapping&) = delete;
+  ~source_mapping() {
+    if (data_ != nullptr) sys().munmap(data_, size_);
+  }
+  failure map(int fd, std::uint64_t size) noexcept {
+    void* const data =
+        sys().mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+    if (data == MAP_FAILED) return errno_failure("map");
+    data_ = static_cast<char*>(data);
+    size_ = static_cast<std::size_t>(size);
+    return {};
+  }
+  const char* data() const noexcept { return data_; }
+
+ private:
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+failure write_stretch(int to, const stretch& piece) noexcept {
+  std::size_t done = 0;
+  while (done < piece.size) {
+    const ssize_t wrote = retry_on_eintr(sys().pwrite, to, piece.data + done, piece.size - done,
+                                         static_cast<off_t>(piece.offset + done));
+    if (wrote < 0) return errno_failure("write");
+    // pwrite(2) returns 0 for a regular file only where it cannot write more, as at a full disk.
+    if (wrote == 0) return {ENOSPC, "write"};
+    done += static_cast<std::size_t>(wrote);
+  }
+  return {};
+}
+
+// The stretches, taken in turn; the first failure stops every thread at its next turn.
+class stretch_queue {
+ public:
+  explicit stretch_queue(std::vector<stretch> pieces) noexcept : pieces_(std::move(pieces)) {}
+
+  void work(int to) noexcept {
+    for (;;) {
+      const std::size_t k = next_.fetch_add(1, std::memory_order_relaxed);
+      if (k >= pieces_.size() || failed_.load(std::memory_order_relaxed)) return;
+      if (failure why = write_stretch(to, pieces_[k])) return record(why);
+    }
+  }
+  failure first_failure() const noexcept { return first_; }
+  std::size_t size() const noexcept { return pieces_.size(); }
+
+ private:
+  void record(failure why) noexcept {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!first_) first_ = why;
+    failed_.store(true, std::memory_order_relaxed);
+  }
+
+  std::vector<stretch> pieces_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> failed_{false};
+  std::mutex mutex_;
+  failure first_;
+};
+
+}  // namespace
+
+failure copy_into_place(int to, const std::vector<placed_copy>& copies, unsigned threads) noexcept {
+  try {
+    std::vector<source_mapping> sources(copies.size());
+    std::vector<stretch> pieces;
+    for (std::size_t k = 0; k < copies.size(); ++k) {
+      if (copies[k].size == 0) continue;
+      if (failure why = sources[k].map(copies[k].from, copies[k].size)) return why;
+      for (std::uint64_t at = 0; at < copies[k].size; at += stretch_size) {
+        const std::uint64_t size = std::min(stretch_size, copies[k].size - at);
+        pieces.push_back(
+            {sources[k].data() + at, static_cast<std::size_t>(size), copies[k].offset + at});
+      }
+    }
+    stretch_queue queue(std::move(pieces));
+    const std::size_t workers = std::min<std::size_t>(std::max(threads, 1u), queue.size());
+    const std::size_t helpers = workers > 0 ? workers - 1 : 0;
+    std::vector<std::thread> started;
+    try {
+      for (std::size_t k = 0; k < helpers; ++k) started.emplace_back([&] { queue.work(to); });
+    } catch (const std::system_error&) {
+      // Fewer threads copy; the caller's own turn below still copies everything left.
+    }
+    queue.work(to);
+    for (std::thread& helper : started) helper.join();
+    return queue.first_failure();
+  } catch (const std::bad_alloc&) {
+    return {ENOMEM, "join"};
+  }
+}
+
+}  // namespace mapout::detail

@@ -1,0 +1,23 @@
+// Copying the parts of a parallel output that were held in memory into their places in the file,
+// on several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sys.hpp"
+
+namespace mapout::detail {
+
+// `size` bytes from the start of the descriptor `from` go to `offset` in the file.
+struct placed_copy {
+  int from = -1;
+  std::uint64_t size = 0;
+  std::uint64_t offset = 0;
+};
+
+// Makes every copy into `to`, split into stretches that up to `threads` threads (the caller's
+// among them) take in turn; returns the first failure, after every thread has stopped.
+failure copy_into_place(int to, const std::vector<placed_copy>& copies, unsigned threads) noexcept;
+
+}  // namespace mapout::detail
