@@ -72,8 +72,8 @@ mapout::options with_flush_publishes(mapout::options opts, bool flush_publishes)
 // or what failed; `expected` gets what two std::ofstream make of it.
 std::string write_while_another_joins(const std::filesystem::path& path,
                                       const std::filesystem::path& expected,
-                                      const mapout::options& opts, bool flush_publishes,
-                                      unsigned seed) {
+                                      const mapout::options& opts, const mapout::options& b_opts,
+                                      bool flush_publishes, unsigned seed) {
   constexpr std::size_t far = 100000;
   std::mt19937 random(seed);
   const std::size_t lines = 50 + random() % 300;
@@ -106,7 +106,7 @@ std::string write_while_another_joins(const std::filesystem::path& path,
     if (::read(start[0], &go, 1) != 1) return 1;
     std::mt19937 b_random(b_seed);
     spin(b_random, 20000);
-    mapout::ostream b(path, in_out, with_flush_publishes(opts, flush_publishes));
+    mapout::ostream b(path, in_out, with_flush_publishes(b_opts, flush_publishes));
     b.seekp(static_cast<std::streamoff>(far));
     for (const std::string& piece : b_pieces) {
       b << piece;
@@ -153,13 +153,71 @@ TEST(ForkedWriter, BytesOfAWriterThatJoinedAndClosedSurviveTheOthersPublishes) {
       SCOPED_TRACE(std::string(mode.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
       expect_ok(run_in_child([&]() -> std::string {
         for (unsigned seed = 1; seed <= 25; ++seed) {
-          const std::string failed = write_while_another_joins(dir / "shared.log", dir / "expected",
-                                                               mode.opts, flush_publishes, seed);
+          const std::string failed = write_while_another_joins(
+              dir / "shared.log", dir / "expected", mode.opts, mode.opts, flush_publishes, seed);
           if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
         }
         return "ok";
       }));
     }
+  }
+}
+
+// A writer that extends on faults claims everything while it is open: with one of each, the
+// other's publishes cut nothing of it, and its own cuts keep the other's claim.
+TEST(ForkedWriter, WritersOfBothExtensionModesLoseNothing) {
+  temp_dir dir;
+  mapout::options on_fault = mapout::test::mapped();
+  on_fault.extension = mapout::extension::on_fault;
+  const mapout::options ahead = mapout::test::mapped(64 << 10);
+  for (const bool first_on_fault : {false, true}) {
+    SCOPED_TRACE(first_on_fault ? "on_fault joined by ahead" : "ahead joined by on_fault");
+    expect_ok(run_in_child([&]() -> std::string {
+      for (unsigned seed = 1; seed <= 15; ++seed) {
+        const std::string failed = write_while_another_joins(
+            dir / "mixed.log", dir / "expected", first_on_fault ? on_fault : ahead,
+            first_on_fault ? ahead : on_fault, seed % 2 == 0, seed);
+        if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
+      }
+      return "ok";
+    }));
+  }
+}
+
+// A publish while the other writer streams on without publishing leaves that writer's
+// extension, which it may be storing into; the other's publish then gives it back.
+TEST(TwoStreams, APublishKeepsTheExtensionTheOtherWriterStoresInto) {
+  temp_dir dir;
+  for (const auto& mode : ahead_modes()) {
+    SCOPED_TRACE(mode.name);
+    expect_ok(run_in_child([&]() -> std::string {
+      const std::filesystem::path path = dir / "streams";
+      write_file(path, "");
+      mapout::ostream logger(path, in_out, mode.opts);
+      mapout::ostream streamer(path, in_out, mode.opts);
+      streamer.seekp(1000);
+      std::string streamed;
+      for (unsigned line = 0; line < 200; ++line) {
+        logger << pattern(4, line);
+        logger.publish();
+        const std::string piece = pattern(1 + line * 37 % 3000, line + 1);
+        streamer << piece;
+        streamed += piece;
+        if (std::filesystem::file_size(path) < 1000 + streamed.size()) {
+          return "line " + std::to_string(line) + ": the streamer's bytes were cut";
+        }
+      }
+      streamer.publish();
+      std::string want;
+      for (unsigned line = 0; line < 200; ++line) want += pattern(4, line);
+      want.resize(1000, '\0');
+      want += streamed;
+      const std::string shown = same_bytes(path, want);
+      if (shown != "ok") return "after both published: " + shown;
+      logger.close();
+      streamer.close();
+      return same_bytes(path, want);
+    }));
   }
 }
 
