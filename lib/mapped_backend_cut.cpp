@@ -23,7 +23,13 @@ failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_en
   // meanwhile waits, and then sees the file as cut.
   presence_.lock_sizes();
   const failure why = cut_locked(end, keep_bytes_past_end, closing);
-  presence_.unlock_sizes();
+  // A close drops its claim with the lock: a writer that took the lock between the two would
+  // still see the claim, and cut no lower than it.
+  if (closing) {
+    presence_.leave();
+  } else {
+    presence_.unlock_sizes();
+  }
   return why;
 }
 

@@ -38,10 +38,12 @@ class writer_presence {
   bool others() const noexcept;
   // The largest claim of the others, 0 without any: the cut goes no lower.
   std::uint64_t others_claim() const noexcept;
-  // Drops this copy's locks, for a close.
+  // Drops this copy's locks, for a close, all at once (without a description of its own, at the
+  // close of fd).
   void leave() noexcept {
     own_.close();
     on_fd_ = false;
+    sizes_locked_ = false;
   }
 
  private:
