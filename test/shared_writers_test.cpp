@@ -271,7 +271,7 @@ TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlush) {
     for (const bool flush_publishes : {false, true}) {
       SCOPED_TRACE(std::string(mode.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
       expect_ok(run_in_child([&]() -> std::string {
-        for (unsigned seed = 1; seed <= 8; ++seed) {
+        for (unsigned seed = 1; seed <= 4; ++seed) {
           const std::string failed = show_every_write(dir.path(), mode.opts, flush_publishes, seed);
           if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
         }
