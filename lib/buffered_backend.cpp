@@ -2,6 +2,7 @@
 // pwrite(2) where a seek moved them elsewhere in the file.
 #include "buffered_backend.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -131,7 +132,14 @@ std::int64_t buffered_backend::tell(const char* put) const noexcept {
   const auto buffered = static_cast<std::int64_t>(put - buffer_.get());
   if (positioned_) return static_cast<std::int64_t>(base_) + buffered;
   const off_t offset = sys().lseek(fd(), 0, SEEK_CUR);
-  return offset < 0 ? -1 : offset + buffered;
+  if (offset < 0) return -1;
+  // A regular file here is appended to: the bytes buffered land at its end, wherever a seek left
+  // the offset.
+  struct stat st;
+  if (buffered > 0 && sys().fstat(fd(), &st) == 0 && S_ISREG(st.st_mode)) {
+    return static_cast<std::int64_t>(st.st_size) + buffered;
+  }
+  return offset + buffered;
 }
 
 std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,

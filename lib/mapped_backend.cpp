@@ -41,15 +41,24 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   // Each flush cuts the file back to the bytes written: pages populated past them would be
   // zeroed, cut off and read back by every flush.
   if (opts.flush_publishes) mapped->populates_ = false;
-  // So that a close can tell whether another writer still writes. Where locks are refused, a
-  // close cuts as if alone.
-  if (mapped->presence_.join(file.fd.get())) {
-    // The size may hold another writer's extension past its bytes: only bytes are kept.
+  // So that no writer cuts what another may store into. Where locks are refused, a writer cuts
+  // as if alone.
+  const bool others = mapped->presence_.join(file.fd.get());
+  struct stat st;
+  if (sys().fstat(file.fd.get(), &st) == 0) size = static_cast<std::uint64_t>(st.st_size);
+  if (others) {
+    // The size may hold another writer's extension past its bytes: only bytes are kept, and
+    // only they are this writer's to store into until it extends.
     mapped->high_water_ = mapped->end_of_data(0, size);
-  } else if (struct stat st; sys().fstat(file.fd.get(), &st) == 0) {
+    mapped->guard_.set_extent(extend_on_fault ? size : mapped->high_water_);
+  } else {
+    mapped->high_water_ = size;
+    mapped->guard_.set_extent(size);
     // Alone: what closed writers of an earlier session noted is stale.
-    forget_closed_end(st);
+    if (sys().fstat(file.fd.get(), &st) == 0) forget_closed_end(st);
   }
+  mapped->claim_extent();
+  mapped->presence_.unlock_sizes();
   if (guarded) {
     if (failure why = mapped->guard_.arm(file.fd.get(), extend_on_fault)) return why;
   }
@@ -76,6 +85,10 @@ mapped_backend::~mapped_backend() {
   if (::getpid() != owner_) static_cast<void>(populator_.release());
   guard_.uncover();
   if (map_) sys().munmap(map_, map_length_);
+}
+
+void mapped_backend::claim_extent() noexcept {
+  presence_.claim(extend_on_fault_ ? writer_presence::everything : guard_.extent());
 }
 
 void mapped_backend::take_cursor(char* put) noexcept {
@@ -192,11 +205,13 @@ failure mapped_backend::extend(std::uint64_t needed) noexcept {
   const std::uint64_t minimal = std::min(page_ceiling(needed), target);
   // On the SIGBUS extension the file must end on a page boundary: see set_window.
   if (extend_on_fault_) target = page_ceiling(target);
+  presence_.lock_sizes();
   const extension_result result =
       extend_file(fd(), {extent, page_floor(cursor_), minimal, target, extend_on_fault_});
-  guard_.set_extent(result.extent);
-  // A partial extension (up to RLIMIT_FSIZE, or a fallocate that ran out of room on the way)
-  // still takes the bytes that fit; the call that needs more reports the failure.
+  // Where another writer made the file longer, only the bytes asked for are this one's.
+  guard_.set_extent(std::min(result.extent, target));
+  claim_extent();
+  presence_.unlock_sizes();
   return result.why && result.extent <= cursor_ ? file_.fail(result.why) : failure{};
 }
 
@@ -257,7 +272,7 @@ failure mapped_backend::flush(char* put) noexcept {
 failure mapped_backend::publish(char* put) noexcept {
   take_cursor(put);
   if (failure why = take_guard_failure()) return why;
-  if (failure why = cut_extension(high_water_, true)) return why;
+  if (failure why = cut_extension(high_water_, true, false)) return why;
   set_window(cursor_);
   return {};
 }
@@ -275,9 +290,9 @@ failure mapped_backend::finish(char* put) noexcept {
     if (guard_.failed_past_the_end()) end += salvage(end, high_water_);
   }
   unmap();
-  presence_.leave();
   // After a lost store, the bytes past it that did reach the file are this writer's own.
-  cut_extension(end, !lost_stores);
+  cut_extension(end, !lost_stores, true);
+  presence_.leave();
   return file_.error;
 }
 

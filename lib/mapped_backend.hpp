@@ -68,12 +68,15 @@ class mapped_backend final : public backend {
   void halt_background() noexcept;
   // Makes a store the SIGBUS handler could not serve the file's sticky failure.
   failure take_guard_failure() noexcept;
-  // Cuts what the file holds past `end`, this writer's last byte, unless that could remove bytes
-  // it did not put there: another mapped writer, or another copy of this one in a forked
-  // process, has the file open (the last one to close cuts). With `keep_bytes_past_end`,
-  // non-zero bytes anyone stored past `end` stay. Never below what writers of this process that
-  // closed first wrote.
-  failure cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept;
+  // Cuts what the file holds past `end`, this writer's last byte, but never below what another
+  // writer claims (or a forked copy of this one), nor below what writers of this process that
+  // closed first wrote. With `keep_bytes_past_end`, non-zero bytes anyone stored past `end`
+  // stay. Afterwards this writer claims no more than `end`, unless it is `closing`.
+  failure cut_extension(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
+  failure cut_locked(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
+  // Tells the other writers what this one may store into now: its extent, or everything where a
+  // store past the file's end extends it with no call to take the claim first.
+  void claim_extent() noexcept;
   // The end of the last non-zero byte in [from, to) that is in the page cache, or `from`.
   std::uint64_t end_of_data(std::uint64_t from, std::uint64_t to) const noexcept;
   // Writes [from, to) from the mapping (scratch memory after a failed extension) with pwrite(2),
@@ -91,7 +94,8 @@ class mapped_backend final : public backend {
   // - high_water_ is at least every offset written, and the file's size at open unless another
   //   writer held the file then (its extension may be part of that size): then the end of the
   //   non-zero bytes it had.
-  // The file's extent is guard_.extent(), whether or not the guard is armed.
+  // The extent, guard_.extent() whether or not the guard is armed, is what this writer may store
+  // into: the file is at least that long, and presence_ claims it (on_fault: everything).
   std::size_t mapping_size_;
   char* map_ = nullptr;
   std::uint64_t map_offset_ = 0;

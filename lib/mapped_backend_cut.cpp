@@ -13,28 +13,56 @@
 
 namespace mapout::detail {
 
-failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_end) noexcept {
+failure mapped_backend::cut_extension(std::uint64_t end, bool keep_bytes_past_end,
+                                      bool closing) noexcept {
+  struct stat st;
+  if (sys().fstat(fd(), &st) != 0) return file_.fail("fstat");
+  if (!closing && static_cast<std::uint64_t>(st.st_size) <= end) return {};
+  presence_.renew();
+  // The size, the others' claims and the cut under one lock: a writer that joins or extends
+  // meanwhile waits, and then sees the file as cut.
+  presence_.lock_sizes();
+  const failure why = cut_locked(end, keep_bytes_past_end, closing);
+  // A close drops its claim with the lock: a writer that took the lock between the two would
+  // still see the claim, and cut no lower than it.
+  if (closing) {
+    presence_.leave();
+  } else {
+    presence_.unlock_sizes();
+  }
+  return why;
+}
+
+failure mapped_backend::cut_locked(std::uint64_t end, bool keep_bytes_past_end,
+                                   bool closing) noexcept {
   struct stat st;
   if (sys().fstat(fd(), &st) != 0) return file_.fail("fstat");
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  const bool closing = presence_.left();
-  if (!closing && size <= end) return {};
-  if (presence_.others(fd())) {
-    // Closing while another writer goes on: the last one to close must keep this one's bytes.
-    if (closing) note_closed_end(st, end);
-    return {};
+  const bool others = presence_.others();
+  const std::uint64_t closed_before = closed_end(st);
+  if (closing) {
+    // The last one to close must keep this one's bytes, though some may be zeros.
+    if (others) {
+      note_closed_end(st, end);
+    } else {
+      forget_closed_end(st);
+    }
   }
-  const std::uint64_t others_end = std::min(size, closed_end(st));
-  if (closing) forget_closed_end(st);
-  if (size <= end) return {};
-  const std::uint64_t keep =
-      std::max(keep_bytes_past_end ? end_of_data(end, size) : end, others_end);
-  if (keep == size) return {};
   halt_background();
-  if (retry_on_eintr(sys().ftruncate, fd(), static_cast<off_t>(keep)) != 0) {
+  // From here on this writer stores only up to `end` without extending.
+  if (!closing && !extend_on_fault_) {
+    guard_.set_extent(std::min(guard_.extent(), end));
+    claim_extent();
+  }
+  const std::uint64_t floor = std::max(presence_.others_claim(), closed_before);
+  // Another writer's extension may grow the file at any moment: leave it alone.
+  if (floor >= size || size <= end) return {};
+  const std::uint64_t keep =
+      std::max(keep_bytes_past_end ? end_of_data(std::max(end, floor), size) : end, floor);
+  if (keep < size && retry_on_eintr(sys().ftruncate, fd(), static_cast<off_t>(keep)) != 0) {
     return file_.fail("ftruncate");
   }
-  guard_.set_extent(keep);
+  if (extend_on_fault_) guard_.set_extent(std::min(guard_.extent(), keep));
   // Truncating unmapped the pages past the end.
   populated_end_ = std::min(populated_end_, page_floor(keep));
   populated_begin_ = std::min(populated_begin_, populated_end_);

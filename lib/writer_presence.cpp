@@ -1,40 +1,44 @@
-// The writers' shared lock: F_OFD_SETLK on a description of the writer's own, F_OFD_GETLK from
-// another to find the others'.
+// The writers' locks: OFD locks far past any file's end, on a description of the writer's own,
+// F_OFD_GETLK from it to find the others'.
 #include "writer_presence.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <mutex>
-#include <utility>
 
 namespace mapout::detail {
 namespace {
 
-bool lock_shared(int fd) noexcept {
-  struct flock shared = {};
-  shared.l_type = F_RDLCK;
-  shared.l_whence = SEEK_SET;
-  return sys().lock(fd, F_OFD_SETLK, &shared) == 0;
+// Each writer holds [claims - 1, claims + its claim) shared: the first byte says it is there.
+// The byte at size_lock, held exclusively, says that a writer changes the file's size.
+constexpr off_t claims = off_t{1} << 62;
+constexpr off_t size_lock = claims - 3;
+// Claims from here on are kept as a lock to the end of the offsets (l_len 0).
+constexpr std::uint64_t longest_claim = (std::uint64_t{1} << 62) - 2;
+
+int lock(int fd, int command, short type, off_t start, off_t length) noexcept {
+  struct flock range = {};
+  range.l_type = type;
+  range.l_whence = SEEK_SET;
+  range.l_start = start;
+  range.l_len = length;
+  return sys().lock(fd, command, &range);
 }
 
-// A new open file description of fd's file, holding the shared lock, or none.
-descriptor locked_description(int fd) noexcept {
+off_t claim_length(std::uint64_t end) noexcept {
+  return end >= longest_claim ? 0 : 1 + static_cast<off_t>(end);
+}
+
+// A new open file description of fd's file, or none: for writing, since only a writable
+// description takes an exclusive lock.
+descriptor new_description(int fd) noexcept {
   char path[32];
   std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  descriptor own(retry_on_eintr(sys().open, path, O_RDONLY | O_CLOEXEC, mode_t{0}));
-  if (own && !lock_shared(own.get())) own.close();
-  return own;
-}
-
-// Whether a description other than fd's holds a lock on the file. Where locks are refused, no.
-bool locked_elsewhere(int fd) noexcept {
-  struct flock probe = {};
-  probe.l_type = F_WRLCK;
-  probe.l_whence = SEEK_SET;
-  return sys().lock(fd, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  return descriptor(retry_on_eintr(sys().open, path, O_RDWR | O_CLOEXEC, mode_t{0}));
 }
 
 struct closed_writer {
@@ -84,17 +88,71 @@ void forget_closed_end(const struct stat& file) noexcept {
 
 bool writer_presence::join(int fd) noexcept {
   joined_by_ = ::getpid();
-  own_ = locked_description(fd);
+  fd_ = fd;
+  own_ = new_description(fd);
   on_fd_ = !own_;
-  if (on_fd_) lock_shared(fd);
-  return locked_elsewhere(on_fd_ ? fd : own_.get());
+  lock_sizes();
+  claim(0);
+  return others();
 }
 
-bool writer_presence::others(int fd) noexcept {
-  if (on_fd_) return ::getpid() != joined_by_ || locked_elsewhere(fd);
-  if (!own_) return locked_elsewhere(fd);  // left
-  if (descriptor renewed = locked_description(fd)) own_ = std::move(renewed);
-  return locked_elsewhere(own_.get());
+void writer_presence::renew() noexcept {
+  if (!own_) return;
+  descriptor renewed = new_description(fd_);
+  if (!renewed) return;
+  if (lock(renewed.get(), F_OFD_SETLK, F_RDLCK, claims - 1, claim_length(claim_)) != 0) return;
+  own_ = std::move(renewed);
+}
+
+void writer_presence::lock_sizes() noexcept {
+  if (lock_fd() < 0) return;
+  // Where locks are refused, the writer changes sizes as if alone.
+  sizes_locked_ =
+      retry_on_eintr(lock, lock_fd(), F_OFD_SETLKW, short{F_WRLCK}, size_lock, off_t{1}) == 0;
+}
+
+void writer_presence::unlock_sizes() noexcept {
+  if (!sizes_locked_) return;
+  sizes_locked_ = false;
+  lock(lock_fd(), F_OFD_SETLK, F_UNLCK, size_lock, 1);
+}
+
+void writer_presence::claim(std::uint64_t end) noexcept {
+  if (lock_fd() < 0) return;
+  if (end < claim_ && end < longest_claim) {
+    lock(lock_fd(), F_OFD_SETLK, F_UNLCK, claims + static_cast<off_t>(end), 0);
+  }
+  lock(lock_fd(), F_OFD_SETLK, F_RDLCK, claims - 1, claim_length(end));
+  claim_ = end;
+}
+
+bool writer_presence::others() const noexcept {
+  if (forked_on_fd()) return true;
+  if (lock_fd() < 0) return false;
+  struct flock probe = {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  probe.l_start = claims - 1;
+  probe.l_len = 1;
+  return sys().lock(lock_fd(), F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+}
+
+std::uint64_t writer_presence::others_claim() const noexcept {
+  if (forked_on_fd()) return everything;
+  if (lock_fd() < 0) return 0;
+  // The first lock found past the largest claim so far, until none: once per other writer.
+  std::uint64_t largest = 0;
+  for (;;) {
+    struct flock probe = {};
+    probe.l_type = F_WRLCK;
+    probe.l_whence = SEEK_SET;
+    probe.l_start = claims + static_cast<off_t>(largest);
+    if (sys().lock(lock_fd(), F_OFD_GETLK, &probe) != 0 || probe.l_type == F_UNLCK) return largest;
+    if (probe.l_len == 0) return everything;
+    const auto end = static_cast<std::uint64_t>(probe.l_start + probe.l_len - claims);
+    if (end <= largest) return largest;
+    largest = end;
+  }
 }
 
 }  // namespace mapout::detail

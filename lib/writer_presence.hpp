@@ -1,12 +1,15 @@
-// Whether other writers hold a mapped file: each one holds a shared OFD lock for as long as it,
-// or a forked copy of it, may store into the file, so that only the last one to close cuts the
-// file's extension back to the bytes written.
+// Mapped writers of one file tell each other what they may store into: each holds a shared OFD
+// lock whose length is its claim, the bytes it may store into without asking, and every change of
+// the file's size (an extension, a cut) happens under one exclusive lock, so that a cut never
+// removes bytes a writer that joined, or extended, since has stored.
 #pragma once
 
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <limits>
 
 #include "sys.hpp"
 
@@ -14,27 +17,46 @@ namespace mapout::detail {
 
 class writer_presence {
  public:
-  // Takes the lock for the writer of `fd`, on an open file description of the file's own
-  // (through /proc/self/fd): a forked copy of the writer shares that one too, and the close of
-  // either copy sees the other's. Without /proc the lock is fd's, which a fork cannot tell
-  // apart: a forked copy then counts the original as still writing. Returns whether another
-  // writer holds the file already.
+  // What a writer claims when it stores wherever its mapping reaches (extension::on_fault).
+  static constexpr std::uint64_t everything = std::numeric_limits<std::uint64_t>::max();
+
+  // Takes the locks for the writer of `fd` on an open file description of the file's own
+  // (through /proc/self/fd): a forked copy of the writer shares that one, and renew() then tells
+  // the two apart. Without /proc the locks are fd's, which a fork cannot tell apart: a forked
+  // copy then counts the original as still writing everything. Claims nothing yet. Returns with
+  // the file's size locked (unlock_sizes), and says whether another writer holds the file.
   bool join(int fd) noexcept;
-  // Whether another writer, or another copy of this one, holds the file now. The lock moves to a
-  // new open file description first, so that a copy forked since keeps the old one to itself.
-  bool others(int fd) noexcept;
-  // Drops this copy's lock, for a close: only other writers and copies count from then on.
+  // Moves the locks to a new open file description, so that a copy forked since keeps the old
+  // one, and its claim, to itself.
+  void renew() noexcept;
+  // Waits until no other writer changes the file's size, and keeps it so until unlock_sizes().
+  void lock_sizes() noexcept;
+  void unlock_sizes() noexcept;
+  // Sets this writer's claim: other writers cut no shorter while it holds.
+  void claim(std::uint64_t end) noexcept;
+  // Whether another writer, or another copy of this one, holds the file.
+  bool others() const noexcept;
+  // The largest claim of the others, 0 without any: the cut goes no lower.
+  std::uint64_t others_claim() const noexcept;
+  // Drops this copy's locks, for a close, all at once (without a description of its own, at the
+  // close of fd).
   void leave() noexcept {
     own_.close();
-    left_ = true;
+    on_fd_ = false;
+    sizes_locked_ = false;
   }
-  bool left() const noexcept { return left_; }
 
  private:
-  descriptor own_;      // the description that holds the lock; none once left
-  bool on_fd_ = false;  // no description of its own: fd holds the lock
+  int lock_fd() const noexcept { return on_fd_ ? fd_ : own_.get(); }
+  // A copy forked from a writer without a description of its own cannot tell the other apart.
+  bool forked_on_fd() const noexcept { return on_fd_ && ::getpid() != joined_by_; }
+
+  descriptor own_;      // the description that holds the locks; none once left
+  bool on_fd_ = false;  // no description of its own: fd_ holds the locks
+  int fd_ = -1;
   pid_t joined_by_ = 0;
-  bool left_ = false;
+  std::uint64_t claim_ = 0;
+  bool sizes_locked_ = false;
 };
 
 // The ends of the bytes that writers of this process wrote into a file, `file` by device and

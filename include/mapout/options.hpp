@@ -20,7 +20,9 @@ enum class strategy {
 // How the mapped strategy grows the file under the mapping (docs/faults.md).
 enum class extension {
   // The call that finds the window used up extends the file ahead, blocks reserved (fallocate),
-  // so a full disk is an error from that call.
+  // so a full disk is an error from that call. The cost: a forward seek past the end inside the
+  // reservation keeps its blocks, so a sparse file takes up to its own size on the disk where
+  // std::ofstream and the buffer leave holes (docs/decisions.md, "holes").
   ahead,
   // The window spans the mapping; mapout's SIGBUS handler extends the file when a store passes
   // its end, so the writer checks no limit. A thread that blocks SIGBUS cannot open it.
@@ -51,7 +53,8 @@ struct options {
   bool guard_faults = true;
 
   // Every flush does what publish() does, so that a reader (tail -f) sees the bytes and the size;
-  // automatic then keeps the buffer (docs/semantics.md).
+  // automatic then keeps the buffer (docs/semantics.md). With other mapped writers of the file,
+  // the size after it is the end of what they wrote, or of an extension one has not published.
   bool flush_publishes = false;
 
   // For code generators and build tools (docs/generators.md); each needs a mode that truncates.
