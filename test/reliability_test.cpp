@@ -377,29 +377,30 @@ TEST(FullDisk, FarSeekThatFailsLeavesNoZeros) {
   }
 }
 
-int preads = 0;
+std::uint64_t bytes_read = 0;
 
 // After 64 MiB the extension reaches 64 MiB ahead, which ext4 reports in several data extents;
 // close must cut it all, and read little of it: only what sits in the page cache could be bytes
-// another writer stored.
+// another writer stored. Counted in bytes, not reads: the populated lead usually takes 3 MiB in
+// 12 reads, and now and then the page cache holds a few times more, in more and shorter runs.
 TEST(Close, CutsALargeExtensionAndReadsLittleOfIt) {
   temp_dir dir;
   const std::string bytes = pattern(1 << 20);
   mapout::ostream out(dir / "large", std::ios::out, mapout::test::mapped());
   for (int i = 0; i < 65; ++i) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out << "end";
-  preads = 0;
+  bytes_read = 0;
   {
     const mapout::test::system_call_override<&mapout::detail::system_calls::pread> counted(
         [](int fd, void* data, std::size_t size, off_t offset) {
-          ++preads;
+          bytes_read += size;
           return mapout::detail::real_system_calls().pread(fd, data, size, offset);
         });
     out.close();
   }
   ASSERT_TRUE(out) << out.error_message();
   EXPECT_EQ(std::filesystem::file_size(dir / "large"), (std::uint64_t{65} << 20) + 3);
-  EXPECT_LT(preads, 64);
+  EXPECT_LT(bytes_read, std::uint64_t{32} << 20) << "read half the extension or more";
 }
 
 TEST(Sparse, FarSeekLeavesAHole) {
