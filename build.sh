@@ -140,6 +140,7 @@ case "$mode" in
       -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
     build build-sanitize
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      LSAN_OPTIONS=suppressions=$PWD/test/lsan.supp \
       run_tests build-sanitize
     ;;
   tsan)
