@@ -208,8 +208,11 @@ class parallel_output::impl {
     const std::string named = "'" + slot.stream_path + "'";
     const std::size_t at = message.find(named);
     if (at == std::string::npos) return {code, message};
-    return {code, message.replace(at, named.size(),
-                                  "'" + path_.string() + "' part " + std::to_string(k))};
+    std::string part = "'";
+    part += path_.string();
+    part += "' part ";
+    part += std::to_string(k);
+    return {code, message.replace(at, named.size(), part)};
   }
 
   // Closes part k if it is still open and finds its size, failed or not; the first failure of
