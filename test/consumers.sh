@@ -100,10 +100,10 @@ c99_with_pkg_config() {
 # README names; mapout.h as C99 and C++ too.
 headers_compile_alone() {
   local include=$work/$1/include header compiler std
-  for header in "$include"/mapout/*; do
+  for header in $(cd "$include" && find mapout -type f | sort); do
     for compiler in g++:c++17 g++:c++20 g++:c++23 clang++:c++17 clang++:c++20; do
       std=${compiler#*:}
-      echo "#include <mapout/${header##*/}>" |
+      echo "#include <$header>" |
         "${compiler%:*}" -std="$std" "${strict[@]}" -I"$include" -x c++ -fsyntax-only - ||
         return 1
     done

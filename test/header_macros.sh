@@ -11,11 +11,11 @@ MAPOUT_VERSION_PATCH'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 macros() { "$@" -std=c++17 -Iinclude -dM -E -x c++ - | awk '{ print $2 }' | sed 's/(.*//' | sort -u; }
-grep -h '^#include <' include/mapout/*.h include/mapout/*.hpp | sort -u | macros "$@" \
+grep -h '^#include <' include/mapout/*.h include/mapout/*.hpp include/mapout/detail/*.hpp | sort -u | macros "$@" \
   >"$work/outside"
 tr ' ' '\n' <<<"$public_macros" | grep . | sort -u >"$work/public"
 status=0
-for header in include/mapout/*.h include/mapout/*.hpp; do
+for header in include/mapout/*.h include/mapout/*.hpp include/mapout/detail/*.hpp; do
   leaked=$(echo "#include \"${header#include/}\"" | macros "$@" |
     comm -23 - "$work/outside" | comm -23 - "$work/public")
   if [ -n "$leaked" ]; then

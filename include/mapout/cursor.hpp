@@ -18,7 +18,7 @@ namespace mapout {
 class ostream;
 class streambuf;
 namespace detail {
-struct formatted_store;
+struct print_window;
 }  // namespace detail
 
 // Stores straight into the window of a mapout::ostream, mapout::streambuf or output_file.
@@ -102,7 +102,7 @@ class MAPOUT_API cursor {
   cursor& operator<<(unsigned long long value) { return insert_integer(value); }
 
  private:
-  friend struct detail::formatted_store;
+  friend struct detail::print_window;
 
   enum class owner_kind : unsigned char { ostream, streambuf, output_file, dropping, released };
   // Who the window belongs to. Passed by value to the slow path, so that the cursor's own address

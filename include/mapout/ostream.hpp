@@ -21,7 +21,7 @@ namespace mapout {
 class cursor;
 
 namespace detail {
-struct formatted_store;
+struct print_window;
 
 // The types mapout::ostream inserts inline (char arrays and non-const strings decay or bind to
 // them), kept out of its catch-all operator<< so that they reach the inline members.
@@ -200,7 +200,7 @@ class MAPOUT_API ostream final : public std::ostream {
 
  private:
   friend class cursor;
-  friend struct detail::formatted_store;
+  friend struct detail::print_window;
 
   // True when std::ostream's sentry would do nothing: good state, nothing tied to flush, no
   // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base
