@@ -60,12 +60,17 @@ constexpr format_pieces<Capacity, MostFields> cut_format(fmt::string_view source
 }
 
 // A format string known when compiling (FMT_STRING or FMT_COMPILE), cut when compiling: its text
-// is never longer than the string, nor its fields more.
+// is never longer than the string, nor its fields more. The pieces belong to the type, so that
+// they are constants in every function the writer below is instantiated in, inlined or not.
 template <typename S>
-inline constexpr std::size_t source_size = fmt::string_view(S()).size();
-template <typename S>
-inline constexpr format_pieces<source_size<S> + 1, source_size<S>> known_pieces =
-    cut_format<source_size<S> + 1, source_size<S>>(fmt::string_view(S()));
+struct known_format {
+  static constexpr std::size_t source_size = fmt::string_view(S()).size();
+  static constexpr format_pieces<source_size + 1, source_size> cut =
+      cut_format<source_size + 1, source_size>(fmt::string_view(S()));
+  constexpr const format_pieces<source_size + 1, source_size>& pieces() const noexcept {
+    return cut;
+  }
+};
 
 // The types whose "{}" mapout writes itself, exactly as fmt does: integers in decimal as
 // std::to_chars writes them, char, bool, strings, and double and float through fmt's own code.
@@ -96,7 +101,7 @@ constexpr bool is_plain_field =
 // type.
 template <typename S, typename... T>
 constexpr bool writes_plainly() {
-  return known_pieces<S>.plain && known_pieces<S>.fields == sizeof...(T) &&
+  return known_format<S>::cut.plain && known_format<S>::cut.fields == sizeof...(T) &&
          (is_plain_field<T> && ...);
 }
 
@@ -146,31 +151,33 @@ char* put_field(char* put, const T& value) noexcept {
   }
 }
 
-// Writes piece K of `cut` at `put`: of known size when `cut` is a constant.
-template <std::size_t K, typename Pieces>
-char* put_piece(char* put, const Pieces& cut) noexcept {
+// Writes piece K of `format`'s pieces at `put`: of known size when they are constants.
+template <std::size_t K, typename Format>
+char* put_piece(char* put, const Format& format) noexcept {
+  const auto& cut = format.pieces();
   const std::size_t begin = K == 0 ? 0 : cut.ends[K - 1];
   const std::size_t size = cut.ends[K] - begin;
   std::memcpy(put, cut.text + begin, size);
   return put + size;
 }
 
-template <typename Pieces, std::size_t... K, typename... T>
-char* put_pieces(char* put, const Pieces& cut, std::index_sequence<K...>,
+template <typename Format, std::size_t... K, typename... T>
+char* put_pieces(char* put, const Format& format, std::index_sequence<K...>,
                  const T&... args) noexcept {
-  put = put_piece<0>(put, cut);
-  ((put = put_piece<K + 1>(put_field(put, args), cut)), ...);
+  put = put_piece<0>(put, format);
+  ((put = put_piece<K + 1>(put_field(put, args), format)), ...);
   return put;
 }
 
-// Writes the plain `cut` of `args` into [put, end) when its longest text fits there; returns the
-// end of the text, or nullptr when it may not fit. One check for the whole text, then stores.
-template <typename Pieces, typename... T>
-char* put_plainly(char* put, const char* end, const Pieces& cut, const T&... args) noexcept {
-  const std::size_t longest = cut.size() + (std::size_t{0} + ... + longest_field(args));
+// Writes `format` of `args`, a plain cut format (one with pieces()), into [put, end) when its
+// longest text fits there; returns the end of the text, or nullptr when it may not fit. One check
+// for the whole text, then stores.
+template <typename Format, typename... T>
+char* put_plainly(char* put, const char* end, const Format& format, const T&... args) noexcept {
+  const std::size_t longest = format.pieces().size() + (std::size_t{0} + ... + longest_field(args));
   // Strictly less, as everywhere the window is stored into; pbump takes an int.
   if (longest >= static_cast<std::size_t>(end - put) || longest > INT_MAX) return nullptr;
-  return put_pieces(put, cut, std::index_sequence_for<T...>(), args...);
+  return put_pieces(put, format, std::index_sequence_for<T...>(), args...);
 }
 
 }  // namespace mapout::detail

@@ -20,21 +20,21 @@ namespace mapout::detail {
 // into a buffer first, since the window past the cursor may hold the file's bytes (after a seek
 // back) that a formatter throwing halfway would overwrite.
 struct print_window {
-  // Writes the plain `cut` of `args` when it fits the window; false, having stored nothing, when
-  // it may not.
-  template <typename Pieces, typename... T>
-  static bool put_plainly(ostream& out, const Pieces& cut, const T&... args) {
+  // Writes the plain `format` of `args` when it fits the window; false, having stored nothing,
+  // when it may not.
+  template <typename Format, typename... T>
+  static bool put_plainly(ostream& out, const Format& format, const T&... args) {
     if (!out.sentry_is_noop()) return false;
     streambuf& buf = out.buf_;
     char* const put = buf.pptr();
-    char* const end = detail::put_plainly(put, buf.epptr(), cut, args...);
+    char* const end = detail::put_plainly(put, buf.epptr(), format, args...);
     if (end == nullptr) return false;
     buf.pbump(static_cast<int>(end - put));
     return true;
   }
-  template <typename Pieces, typename... T>
-  static bool put_plainly(cursor& out, const Pieces& cut, const T&... args) {
-    char* const end = detail::put_plainly(out.put_, out.end_, cut, args...);
+  template <typename Format, typename... T>
+  static bool put_plainly(cursor& out, const Format& format, const T&... args) {
+    char* const end = detail::put_plainly(out.put_, out.end_, format, args...);
     if (end == nullptr) return false;
     out.put_ = end;
     return true;
@@ -92,7 +92,7 @@ void print_parsed(Out& out, fmt::string_view format, fmt::format_args args) {
 template <typename Out, typename S, typename... T>
 void print_known(Out& out, const S& format, const T&... args) {
   if constexpr (writes_plainly<S, T...>()) {
-    if (print_window::put_plainly(out, known_pieces<S>, args...)) return;
+    if (print_window::put_plainly(out, known_format<S>(), args...)) return;
   }
   if constexpr (is_compiled_format<S>) {
     // Formatted once, into a buffer on the stack up to 500 bytes: a user formatter runs once as
@@ -113,7 +113,7 @@ void print_known(Out& out, const S& format, const T&... args) {
 
 #if __cplusplus >= 202002L && defined(__cpp_consteval)
 // Under C++20 a literal format is a constant argument: this constructor, consteval as fmt's own
-// check, cuts it once when compiling, as known_pieces cuts FMT_STRING, so that print writes plain
+// check, cuts it once when compiling, as known_format cuts FMT_STRING, so that print writes plain
 // "{}" fields of plain types itself. Literals of more than `capacity` bytes or `most_fields`
 // fields, fields with a spec, and fmt::runtime formats keep fmt's parsing.
 template <typename... T>
@@ -154,7 +154,7 @@ using checked_format = const literal_format<std::type_identity_t<T>...>&;
 template <typename Out, typename F, typename... T>
 void print_checked(Out& out, const F& format, const T&... args) {
   if constexpr ((is_plain_field<T> && ...)) {
-    if (format.plain() && print_window::put_plainly(out, format.pieces(), args...)) return;
+    if (format.plain() && print_window::put_plainly(out, format, args...)) return;
   }
   print_parsed(out, format.source(), fmt::make_format_args(args...));
 }
