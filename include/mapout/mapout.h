@@ -45,7 +45,9 @@ typedef struct mapout_options {
   size_t buffer_size;   /* bytes buffered before each write(2) on the buffered strategy */
   int strategy;         /* an enum mapout_strategy */
   int extension;        /* an enum mapout_extension */
-  int guard_truncation; /* nonzero: a truncate by another process is an error, not SIGBUS */
+  /* nonzero: mapout::options' guard_faults; a store into a page the file lacks (truncated by
+   * another process, a full copy-on-write disk) is EIO or ENOSPC at the next call, not SIGBUS */
+  int guard_truncation;
   /* nonzero: mapout::options' atomic, write_if_changed and durable; they need mode "w" or "w+" */
   int atomic;
   int write_if_changed;
