@@ -153,7 +153,8 @@ using checked_format = const literal_format<std::type_identity_t<T>...>&;
 
 template <typename Out, typename F, typename... T>
 void print_checked(Out& out, const F& format, const T&... args) {
-  if constexpr ((is_plain_field<T> && ...)) {
+  // More arguments than fields a literal is cut with: never plain, and no piece to write after.
+  if constexpr (sizeof...(T) <= F::most_fields && (is_plain_field<T> && ...)) {
     if (format.plain() && print_window::put_plainly(out, format, args...)) return;
   }
   print_parsed(out, format.source(), fmt::make_format_args(args...));
