@@ -49,8 +49,9 @@ failure mapped_backend::cut_locked(std::uint64_t end, bool keep_bytes_past_end,
     }
   }
   halt_background();
+  if (!closing) decide_free_running(others);
   // From here on this writer stores only up to `end` without extending.
-  if (!closing && !extend_on_fault_) {
+  if (!closing && !free_running_) {
     guard_.set_extent(std::min(guard_.extent(), end));
     claim_extent();
   }

@@ -223,23 +223,24 @@ TEST(TwoStreams, APublishKeepsTheExtensionTheOtherWriterStoresInto) {
 
 // Two writers of one process, each at its own offset, each showing every write: after each, a
 // reader finds the size and the bytes that two std::ofstream give, never an extension's zeros.
-std::string show_every_write(const std::filesystem::path& dir, const mapout::options& opts,
-                             bool flush_publishes, unsigned seed) {
+// With `first_shows_first`, the first step is the first writer's.
+std::string show_every_write(const std::filesystem::path& dir, const mapout::options& first_opts,
+                             const mapout::options& second_opts, bool flush_publishes,
+                             bool first_shows_first, unsigned seed) {
   std::mt19937 random(seed);
   const std::size_t second_at = random() % 200000;
   const std::filesystem::path path = dir / "shown";
   const std::filesystem::path expected = dir / "expected";
   write_file(path, "");
   write_file(expected, "");
-  const mapout::options shown = with_flush_publishes(opts, flush_publishes);
-  mapout::ostream first(path, in_out, shown);
-  mapout::ostream second(path, in_out, shown);
+  mapout::ostream first(path, in_out, with_flush_publishes(first_opts, flush_publishes));
+  mapout::ostream second(path, in_out, with_flush_publishes(second_opts, flush_publishes));
   std::ofstream first_std(expected, in_out);
   std::ofstream second_std(expected, in_out);
   second.seekp(static_cast<std::streamoff>(second_at));
   second_std.seekp(static_cast<std::streamoff>(second_at));
   for (unsigned step = 0; step < 80; ++step) {
-    const bool to_first = random() % 2 == 0;
+    const bool to_first = random() % 2 == 0 || (step == 0 && first_shows_first);
     // Now and then a piece that outgrows the first extension.
     const std::size_t size = random() % 8 == 0 ? 70000 + random() % 70000 : 1 + random() % 300;
     const std::string piece = pattern(size, step);
@@ -272,7 +273,38 @@ TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlush) {
       SCOPED_TRACE(std::string(mode.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
       expect_ok(run_in_child([&]() -> std::string {
         for (unsigned seed = 1; seed <= 4; ++seed) {
-          const std::string failed = show_every_write(dir.path(), mode.opts, flush_publishes, seed);
+          const std::string failed =
+              show_every_write(dir.path(), mode.opts, mode.opts, flush_publishes, false, seed);
+          if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
+        }
+        return "ok";
+      }));
+    }
+  }
+}
+
+// An on_fault writer that finds another writer at an extension or a publish stops running free:
+// its window ends at its extent and it claims only that, so the other's publishes cut back to
+// the bytes. The first writer opened alone, so it runs free until its first step.
+TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlushWithOnFaultWriters) {
+  temp_dir dir;
+  mapout::options on_fault = mapout::test::mapped();
+  on_fault.extension = mapout::extension::on_fault;
+  const mapout::options ahead = mapout::test::mapped();
+  const struct {
+    const char* name;
+    mapout::options first;
+    mapout::options second;
+  } pairs[] = {{"on_fault and on_fault", on_fault, on_fault},
+               {"on_fault and ahead", on_fault, ahead},
+               {"ahead and on_fault", ahead, on_fault}};
+  for (const auto& pair : pairs) {
+    for (const bool flush_publishes : {false, true}) {
+      SCOPED_TRACE(std::string(pair.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
+      expect_ok(run_in_child([&]() -> std::string {
+        for (unsigned seed = 1; seed <= 4; ++seed) {
+          const std::string failed =
+              show_every_write(dir.path(), pair.first, pair.second, flush_publishes, true, seed);
           if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
         }
         return "ok";
