@@ -56,7 +56,7 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
     mapped->high_water_ = size;
     mapped->guard_.set_extent(size);
     // Alone: what closed writers of an earlier session noted is stale.
-    if (sys().fstat(file.fd.get(), &st) == 0) forget_closed_end(st);
+    if (sys().fstat(file.fd.get(), &st) == 0) forget_closed_end(file.fd.get(), st);
   }
   mapped->claim_extent();
   mapped->presence_.unlock_sizes();

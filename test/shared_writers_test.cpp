@@ -3,6 +3,7 @@
 // must hold what two std::ofstream make of the same calls.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -69,11 +70,13 @@ mapout::options with_flush_publishes(mapout::options opts, bool flush_publishes)
 
 // A writes lines from offset 0, showing each; at a random line a child process B opens the file,
 // writes at `far` in pieces and closes, while A goes on; A closes before or after B. Returns ""
-// or what failed; `expected` gets what two std::ofstream make of it.
+// or what failed; `expected` gets what two std::ofstream make of it. With `b_ends_in_zeros`, B's
+// last piece ends in zeros.
 std::string write_while_another_joins(const std::filesystem::path& path,
                                       const std::filesystem::path& expected,
                                       const mapout::options& opts, const mapout::options& b_opts,
-                                      bool flush_publishes, unsigned seed) {
+                                      bool flush_publishes, unsigned seed,
+                                      bool b_ends_in_zeros = false) {
   constexpr std::size_t far = 100000;
   std::mt19937 random(seed);
   const std::size_t lines = 50 + random() % 300;
@@ -86,6 +89,7 @@ std::string write_while_another_joins(const std::filesystem::path& path,
   std::vector<std::string> b_pieces(1 + random() % 6);
   for (std::string& piece : b_pieces) piece = pattern(1 + random() % 20000, 7);
   const unsigned b_seed = static_cast<unsigned>(random());
+  if (b_ends_in_zeros) b_pieces.back() += std::string(1 + random() % 9000, '\0');
   {
     std::ofstream a(expected, std::ios::out | std::ios::binary);
     for (const std::string& line : a_lines) a << line;
@@ -142,6 +146,7 @@ std::string write_while_another_joins(const std::filesystem::path& path,
   ::close(says[0]);
   if (mapout::test::wait_for(b_pid) != 0 && failed.empty()) failed = "B did not exit with 0";
   if (!failed.empty()) return failed;
+  if (::getxattr(path.c_str(), "user.mapout.end", nullptr, 0) >= 0) return "an end was left";
   const std::string same = same_bytes(path, read_file(expected));
   return same == "ok" ? "" : same;
 }
@@ -155,6 +160,26 @@ TEST(ForkedWriter, BytesOfAWriterThatJoinedAndClosedSurviveTheOthersPublishes) {
         for (unsigned seed = 1; seed <= 25; ++seed) {
           const std::string failed = write_while_another_joins(
               dir / "shared.log", dir / "expected", mode.opts, mode.opts, flush_publishes, seed);
+          if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
+        }
+        return "ok";
+      }));
+    }
+  }
+}
+
+// Zeros are bytes written: B's last bytes are zeros past A's end, which no page shows as data,
+// and A, in another process, closes after B (or B after A) without cutting them.
+TEST(ForkedWriter, ZerosAtTheEndOfAWriterThatClosedSurviveTheOthersClose) {
+  temp_dir dir;
+  for (const auto& mode : every_mapped_mode()) {
+    for (const bool flush_publishes : {false, true}) {
+      SCOPED_TRACE(std::string(mode.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
+      expect_ok(run_in_child([&]() -> std::string {
+        for (unsigned seed = 1; seed <= 15; ++seed) {
+          const std::string failed =
+              write_while_another_joins(dir / "zeros.log", dir / "expected", mode.opts, mode.opts,
+                                        flush_publishes, seed, true);
           if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
         }
         return "ok";
