@@ -17,7 +17,8 @@ namespace mapout::detail {
 
 class writer_presence {
  public:
-  // What a writer claims when it stores wherever its mapping reaches (extension::on_fault).
+  // What a writer claims while it stores wherever its mapping reaches (extension::on_fault,
+  // running free).
   static constexpr std::uint64_t everything = std::numeric_limits<std::uint64_t>::max();
 
   // Takes the locks for the writer of `fd` on an open file description of the file's own
