@@ -188,8 +188,9 @@ TEST(ForkedWriter, ZerosAtTheEndOfAWriterThatClosedSurviveTheOthersClose) {
   }
 }
 
-// A writer that extends on faults claims everything while it is open: with one of each, the
-// other's publishes cut nothing of it, and its own cuts keep the other's claim.
+// A writer that extends on faults and one that extends ahead: the on_fault writer's stores made
+// running free, before it found the other, and its claim since, survive the other's cuts, and its
+// own cuts keep the other's claim.
 TEST(ForkedWriter, WritersOfBothExtensionModesLoseNothing) {
   temp_dir dir;
   mapout::options on_fault = mapout::test::mapped();
