@@ -68,8 +68,7 @@ bool page_populator::populate_chunk(std::unique_lock<std::mutex>& lock) noexcept
   claimed_ = to;
   ++in_flight_;
   lock.unlock();
-  const bool populated =
-      platform::populate_for_writing(from, static_cast<std::size_t>(to - from));
+  const bool populated = platform::populate_for_writing(from, static_cast<std::size_t>(to - from));
   lock.lock();
   --in_flight_;
   if (!populated) {
