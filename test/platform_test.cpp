@@ -218,6 +218,22 @@ TEST_F(Platform, RangeLocksConflictBetweenDescriptionsOfOneProcess) {
   EXPECT_EQ(platform::lock_range(second, platform::lock_kind::exclusive, range, false), 0);
 }
 
+// Another description of the file, as another process would open it, reads what was set.
+TEST_F(Platform, AttributeSetIsSeenThroughAnotherDescriptionUntilRemoved) {
+  const int writer = file("attributed");
+  const int reader = file("attributed");
+  char value[16];
+  ASSERT_EQ(platform::get_attribute(reader, "mapout.test", value, sizeof value), -1);
+  if (errno == ENOTSUP) GTEST_SKIP() << "the temporary directory keeps no user attributes";
+  EXPECT_EQ(errno, ENODATA);
+  ASSERT_EQ(platform::set_attribute(writer, "mapout.test", "4096", 4), 0) << std::strerror(errno);
+  ASSERT_EQ(platform::get_attribute(reader, "mapout.test", value, sizeof value), 4);
+  EXPECT_EQ(std::string(value, 4), "4096");
+  ASSERT_EQ(platform::remove_attribute(reader, "mapout.test"), 0);
+  EXPECT_EQ(platform::get_attribute(writer, "mapout.test", value, sizeof value), -1);
+  EXPECT_EQ(errno, ENODATA);
+}
+
 TEST_F(Platform, FreeAddressSpaceLeavesRoomForASmallMapping) {
   EXPECT_GT(platform::free_address_space(), std::uint64_t{1} << 30);
 }

@@ -1,10 +1,12 @@
 // Linux's answers: fallocate, O_TMPFILE and linkat, O_PATH, memfd_create, statfs's magic numbers,
-// MADV_POPULATE_WRITE, open file description locks, and /proc for what the kernel tells there.
+// MADV_POPULATE_WRITE, open file description locks, user extended attributes, and /proc for what
+// the kernel tells there.
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -49,6 +51,16 @@ struct flock flock_of(lock_kind kind, locked_range range) noexcept {
   lock.l_len = range.length;
   return lock;
 }
+
+// mapout's attributes live in the namespace every owner may write.
+bool attribute_name(const char* name, char* full, std::size_t size) noexcept {
+  const int length = std::snprintf(full, size, "user.%s", name);
+  if (length > 0 && static_cast<std::size_t>(length) < size) return true;
+  errno = ENAMETOOLONG;
+  return false;
+}
+
+constexpr std::size_t longest_attribute_name = 256;
 
 }  // namespace
 
@@ -144,6 +156,21 @@ bool find_conflicting_lock(int fd, lock_kind kind, locked_range range,
   if (sys().lock(fd, F_OFD_GETLK, &probe) != 0 || probe.l_type == F_UNLCK) return false;
   found = {probe.l_start, probe.l_len};
   return true;
+}
+
+ssize_t get_attribute(int fd, const char* name, char* value, std::size_t size) noexcept {
+  char full[longest_attribute_name];
+  return attribute_name(name, full, sizeof full) ? ::fgetxattr(fd, full, value, size) : -1;
+}
+
+int set_attribute(int fd, const char* name, const char* value, std::size_t size) noexcept {
+  char full[longest_attribute_name];
+  return attribute_name(name, full, sizeof full) ? ::fsetxattr(fd, full, value, size, 0) : -1;
+}
+
+int remove_attribute(int fd, const char* name) noexcept {
+  char full[longest_attribute_name];
+  return attribute_name(name, full, sizeof full) ? ::fremovexattr(fd, full) : -1;
 }
 
 }  // namespace mapout::detail::platform

@@ -95,6 +95,17 @@ int lock_range(int fd, lock_kind kind, locked_range range, bool wait) noexcept;
 bool find_conflicting_lock(int fd, lock_kind kind, locked_range range,
                            locked_range& found) noexcept;
 
+// ---- small attributes of a file, which every process that opens it sees ----
+
+// The attribute `name` (mapout's own, without a system's namespace prefix) of fd's file, in
+// `value` of `size` bytes: its length, or -1 with errno set (ENODATA where it has none, ENOTSUP
+// where the file system keeps none).
+ssize_t get_attribute(int fd, const char* name, char* value, std::size_t size) noexcept;
+// Sets it to the `size` bytes at `value`: 0, or -1 with errno set.
+int set_attribute(int fd, const char* name, const char* value, std::size_t size) noexcept;
+// Removes it: 0, or -1 with errno set.
+int remove_attribute(int fd, const char* name) noexcept;
+
 // ---- the rules a system applies to paths, which mapout applies itself where an open cannot ----
 
 // Whether this process may follow the symbolic link `link` (its lstat), which is in `directory`.
