@@ -3,6 +3,7 @@
 // the kernel tells there.
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
@@ -123,6 +124,11 @@ file_system_kind file_system_of(int fd) noexcept {
   if (type == TMPFS_MAGIC) return file_system_kind::in_memory;
   // EXT4_SUPER_MAGIC is also ext2's and ext3's number.
   return type == EXT4_SUPER_MAGIC ? file_system_kind::ext4 : file_system_kind::local;
+}
+
+// A store past the file's end, or a page the file system could not read or back.
+bool is_mapping_fault(int code) noexcept {
+  return code == BUS_ADRERR;
 }
 
 bool populate_for_writing(void* begin, std::size_t length) noexcept {

@@ -1,7 +1,8 @@
 // What lib/ asks of the operating system beyond the plain calls of the table (sys.hpp): each
 // question named for what it does, answered by one file per system. posix.cpp answers what
-// POSIX.1-2008 defines; the system's own files (linux.cpp, linux_rules.cpp) answer the rest, and
-// a feature the system lacks is refused there, with ENOTSUP, or falls back there.
+// POSIX.1-2008 defines, posix_faults.cpp its signals for faults in mappings; the system's own
+// files (linux.cpp, linux_rules.cpp) answer the rest, and a feature the system lacks is refused
+// there, with ENOTSUP, or falls back there.
 #pragma once
 
 #include <sys/stat.h>
@@ -74,6 +75,25 @@ bool populate_for_writing(void* begin, std::size_t length) noexcept;
 // How many more bytes the process may map, as far as the system tells; the largest value when
 // it tells nothing.
 std::uint64_t free_address_space() noexcept;
+
+// ---- faults on mapped files ----
+
+// Serves a fault at `address` in a mapping of a file (a page past the file's end, or one that
+// could not be read), in the faulting thread: true when the page is good now and the access may
+// be made again, false to let the fault go where it went before mapout. Atomics and the table's
+// calls only: it may interrupt anything.
+using fault_server = bool (*)(std::uintptr_t address) noexcept;
+// Sends those faults to `serve` from now on, in the whole process; the first call decides.
+failure catch_mapping_faults(fault_server serve) noexcept;
+// Whether the system reports such a fault with this code (a signal's si_code), rather than some
+// other fault or a signal sent by a process.
+bool is_mapping_fault(int code) noexcept;
+// Whether the calling thread blocks those faults: the system then kills the process at one
+// instead of serving it.
+bool mapping_faults_blocked() noexcept;
+// Maps zeroed private memory over the pages [begin, begin + length) of a mapping: stores and
+// reads there fault no more, and reach no file.
+bool map_scratch(std::uintptr_t begin, std::size_t length) noexcept;
 
 // ---- locks between writers ----
 
