@@ -41,22 +41,13 @@ std::string descriptor_path(int fd) {
   return "/proc/self/fd/" + std::to_string(fd);
 }
 
-// Part 0 writes the file as a mapout::ostream would; replacing and syncing wait for the join.
-options in_place_options(options opts) {
+// Every part writes as a mapout::ostream would, part 0 into the file, the others into memory: a
+// memfd is tmpfs, where the buffer beats the mapping's faults (docs/decisions.md, "where a part's
+// bytes wait"). Replacing and syncing wait for the join.
+options part_options(options opts) {
   opts.atomic = false;
   opts.write_if_changed = false;
   opts.durable = false;
-  return opts;
-}
-
-// A part held in memory is a mapping that grows, so that every byte is stored once before the
-// join copies it.
-options in_memory_options(const options& given) {
-  options opts;
-  opts.mapping_size = given.mapping_size;
-  opts.strategy = strategy::mapped;
-  opts.extension = given.extension;
-  opts.guard_faults = given.guard_faults;
   return opts;
 }
 
@@ -174,7 +165,7 @@ class parallel_output::impl {
     }
     if (k == 0) {
       slot.stream_path = descriptor_path(dest_.fd.get());
-      slot.stream.open(slot.stream_path, std::ios_base::out, in_place_options(opts_));
+      slot.stream.open(slot.stream_path, std::ios_base::out, part_options(opts_));
       return;
     }
     slot.memory = detail::descriptor(detail::sys().memfd_create("mapout part", MFD_CLOEXEC));
@@ -184,7 +175,7 @@ class parallel_output::impl {
       return;
     }
     slot.stream_path = descriptor_path(slot.memory.get());
-    slot.stream.open(slot.stream_path, std::ios_base::out, in_memory_options(opts_));
+    slot.stream.open(slot.stream_path, std::ios_base::out, part_options(opts_));
   }
 
   // A stream that is not open, with failbit, for a part() that cannot be granted; kept until the
