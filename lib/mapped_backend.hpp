@@ -74,9 +74,13 @@ class mapped_backend final : public backend {
   // stay. Afterwards this writer claims no more than `end`, unless it is `closing`.
   failure cut_extension(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
   failure cut_locked(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
-  // Tells the other writers what this one may store into now: its extent, or everything where a
-  // store past the file's end extends it with no call to take the claim first.
+  // Tells the other writers what this one may store into now: its extent, or everything while it
+  // runs free, where a store past the extent lands with no call to take the claim first.
   void claim_extent() noexcept;
+  // Whether an on_fault writer may run free from here on: only while no other writer holds the
+  // file, since a page another writer added past its extent would take its stores with no fault.
+  // Call with the sizes locked.
+  void decide_free_running(bool others) noexcept;
   // The end of the last non-zero byte in [from, to) that is in the page cache, or `from`.
   std::uint64_t end_of_data(std::uint64_t from, std::uint64_t to) const noexcept;
   // Writes [from, to) from the mapping (scratch memory after a failed extension) with pwrite(2),
@@ -88,21 +92,22 @@ class mapped_backend final : public backend {
   // - map_ is null, or maps map_length_ bytes of the file from map_offset_, a page boundary:
   //   mapping_size_ (the moving window), or at least every byte laid out (from offset 0);
   // - window_ is empty, or lies inside the mapping with cursor_ the file offset of window_.begin,
-  //   and ends at or before the extent (ahead), or at the mapping's end only when the extent is
-  //   a page boundary or behind the cursor's page (on_fault: only whole pages past it fault);
+  //   and ends at or before the extent, or, running free, at the mapping's end only when the
+  //   extent is a page boundary or behind the cursor's page (only whole pages past it fault);
   // - [populated_begin_, populated_end_) is a run of whole pages inside the mapping;
   // - high_water_ is at least every offset written, and the file's size at open unless another
   //   writer held the file then (its extension may be part of that size): then the end of the
   //   non-zero bytes it had.
   // The extent, guard_.extent() whether or not the guard is armed, is what this writer may store
-  // into: the file is at least that long, and presence_ claims it (on_fault: everything).
+  // into: the file is at least that long, and presence_ claims it (running free: everything).
   std::size_t mapping_size_;
   char* map_ = nullptr;
   std::uint64_t map_offset_ = 0;
   std::size_t map_length_ = 0;
   std::uint64_t cursor_ = 0;
   std::uint64_t high_water_;
-  bool extend_on_fault_;  // extension::on_fault: the window spans the whole mapping
+  bool extend_on_fault_;       // extension::on_fault: the SIGBUS handler may extend the file
+  bool free_running_ = false;  // on_fault and alone: the window spans the whole mapping
   // Pages populated with MADV_POPULATE_WRITE; the window ends where they end while populates_
   // holds (extension::ahead, until the kernel refuses once).
   std::uint64_t populated_begin_ = 0;

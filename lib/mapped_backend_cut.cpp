@@ -39,18 +39,19 @@ failure mapped_backend::cut_locked(std::uint64_t end, bool keep_bytes_past_end,
   if (sys().fstat(fd(), &st) != 0) return file_.fail("fstat");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const bool others = presence_.others();
-  const std::uint64_t closed_before = closed_end(st);
+  const std::uint64_t closed_before = closed_end(fd(), st);
   if (closing) {
     // The last one to close must keep this one's bytes, though some may be zeros.
     if (others) {
-      note_closed_end(st, end);
+      note_closed_end(fd(), st, end);
     } else {
-      forget_closed_end(st);
+      forget_closed_end(fd(), st);
     }
   }
   halt_background();
+  if (!closing) decide_free_running(others);
   // From here on this writer stores only up to `end` without extending.
-  if (!closing && !extend_on_fault_) {
+  if (!closing && !free_running_) {
     guard_.set_extent(std::min(guard_.extent(), end));
     claim_extent();
   }
