@@ -2,6 +2,7 @@
 // output_file_open.cpp, the errors it reports and their messages in output_file_errors.cpp.
 #include "mapout/output_file.hpp"
 
+#include <limits>
 #include <string>
 
 #include "output_file_state.hpp"
@@ -117,7 +118,17 @@ window output_file::current() const noexcept {
 seek_range output_file::seekable() const noexcept {
   if (!is_open() || state_->held_by_cursor) return {};
   if (state_->session && state_->session->compares()) return {};
-  return state_->backend->seekable();
+  seek_range range = state_->backend->seekable();
+  const std::int64_t origin = state_->origin;
+  if (origin == 0 || !range.begin) return range;
+  // Bytes before the origin are another part's: the caller may not move over them.
+  if (range.offset < origin) {
+    if (range.end - range.begin <= origin - range.offset) return {};
+    range.begin += origin - range.offset;
+    range.offset = origin;
+  }
+  range.offset -= origin;
+  return range;
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
@@ -157,22 +168,38 @@ std::error_code output_file::write_from_cursor(window& view, const char* data,
 }
 
 std::int64_t output_file::tell(const window& view) const noexcept {
-  return is_open() && !held_by_cursor() ? state_->backend->tell(view.begin) : -1;
+  if (!is_open() || held_by_cursor()) return -1;
+  const std::int64_t position = state_->backend->tell(view.begin);
+  return position >= 0 ? position - state_->origin : position;
 }
 
 std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
                                std::error_code& ec) noexcept {
   if ((ec = unavailable("seek"))) return -1;
   state& s = *state_;
+  const std::int64_t origin = s.origin;
+  const bool from_start = dir == std::ios_base::beg && offset >= 0;
+  if (from_start && offset > std::numeric_limits<std::int64_t>::max() - origin) {
+    ec = code_of({EINVAL, "seek"});
+    return -1;
+  }
   s.take_view(view);
   failure why;
-  const std::int64_t position = s.backend->seek(view.begin, offset, dir, why);
+  const std::int64_t before = origin > 0 ? s.backend->tell(view.begin) : -1;
+  std::int64_t position =
+      s.backend->seek(view.begin, from_start ? offset + origin : offset, dir, why);
+  if (!why && position < origin) {
+    // Before the origin: another part's bytes, as before the start of a file of its own.
+    s.backend->seek(s.backend->current().begin, before, std::ios_base::beg, why);
+    why = {EINVAL, "seek"};
+    position = -1;
+  }
   // A seek that found the writer storing small records at scattered offsets is done; the
   // mapping takes over after it.
   if (!why && s.backend->offers_mapping()) s.map_instead_of_buffer(s.backend->current().begin);
   s.give_view(view);
   ec = code_of(why);
-  return position;
+  return position >= 0 ? position - origin : position;
 }
 
 std::error_code output_file::flush(window& view) noexcept {
@@ -223,6 +250,7 @@ std::error_code output_file::close(window& view) noexcept {
     s.file.fail("fdatasync");
   }
   s.file.fail(s.file.fd.close());
+  if (s.closed) s.closed->store(true, std::memory_order_release);
   view = {};
   return code_of(s.file.error);
 }

@@ -2,6 +2,7 @@
 // (output_file.cpp).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <ios>
@@ -31,6 +32,10 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   bool held_by_cursor = false;
   // The last call refused while the cursor holds the window, for error_message(); not sticky.
   const char* refused = nullptr;
+  // A part of a parallel output written in place: the caller's positions count from `origin`,
+  // and close() raises `closed` once the descriptor is closed (parallel_part.hpp).
+  std::int64_t origin = 0;
+  std::atomic<bool>* closed = nullptr;
 
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
   // Takes over a descriptor the caller opened, as fdopen(3) does.

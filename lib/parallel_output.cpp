@@ -2,7 +2,6 @@
 #include "mapout/parallel.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include "backend.hpp"
 #include "error_text.hpp"
 #include "parallel_join.hpp"
+#include "parallel_part.hpp"
 #include "platform/platform.hpp"
 #include "replace_session.hpp"
 
@@ -37,27 +37,20 @@ report report_of(const failure& why, const std::filesystem::path& path) {
       std::ios_base::failure(detail::error_context(why.operation, path, why.detail), code).what()};
 }
 
-// A part's stream opens its file by this name: the output's own descriptor, or the part's memory.
+// A part's stream opens its file by this name: the output's own descriptor, or the part's memory;
+// empty where the system names no open file.
 std::string descriptor_path(int fd) {
-  return "/proc/self/fd/" + std::to_string(fd);
+  char name[4096];
+  return detail::platform::name_of_open_file(fd, name, sizeof name) ? name : std::string();
 }
 
-// Part 0 writes the file as a mapout::ostream would; replacing and syncing wait for the join.
-options in_place_options(options opts) {
+// Every part writes as a mapout::ostream would, part 0 into the file, the others into memory: a
+// memfd is tmpfs, where the buffer beats the mapping's faults (docs/decisions.md, "where a part's
+// bytes wait"). Replacing and syncing wait for the join.
+options part_options(options opts) {
   opts.atomic = false;
   opts.write_if_changed = false;
   opts.durable = false;
-  return opts;
-}
-
-// A part held in memory is a mapping that grows, so that every byte is stored once before the
-// join copies it.
-options in_memory_options(const options& given) {
-  options opts;
-  opts.mapping_size = given.mapping_size;
-  opts.strategy = strategy::mapped;
-  opts.extension = given.extension;
-  opts.guard_faults = given.guard_faults;
   return opts;
 }
 
@@ -65,10 +58,18 @@ struct part_slot {
   std::once_flag opening;
   // The thread that asked for the part first; part() refuses the part to any other.
   std::atomic<std::thread::id> holder{};
+  // Raised by the stream's close(): the fields below are then final, and a later part may open
+  // in place.
+  std::atomic<bool> closed{false};
   // Set inside `opening`: close() runs after the threads that wrote the parts have stopped.
   bool touched = false;
-  failure memory_failure;     // why the part's memory could not be made
-  detail::descriptor memory;  // parts after the first: the memory their stream writes into
+  // Written straight into the file from `origin`; otherwise held in `memory` until the join.
+  bool in_place = false;
+  std::uint64_t origin = 0;
+  // An in-place part's size, known once the next part in place opens after it.
+  std::uint64_t placed_size = 0;
+  failure open_failure;       // why the part's descriptor could not be made
+  detail::descriptor memory;  // a part held in memory: the memfd its stream writes into
   std::string stream_path;    // the name the stream's messages give instead of the output's
   mapout::ostream stream;
 };
@@ -111,11 +112,12 @@ class parallel_output::impl {
     if (closed_) return result_.code;
     closed_ = true;
     report first = early();
-    std::vector<std::uint64_t> sizes(parts_);
     for (std::size_t k = 0; k < parts_; ++k) {
-      report closed = close_part(k, sizes[k]);
+      report closed = close_part(k);
       if (!first) first = std::move(closed);
     }
+    std::vector<std::uint64_t> sizes(parts_);
+    if (report measured = measure(sizes); !first) first = std::move(measured);
     // Without a replacement, what the parts hold reaches the file even after a failure, as the
     // bytes before a failed write reach it through a mapout::ostream.
     if (!first || !session_) {
@@ -173,18 +175,74 @@ class parallel_output::impl {
       slot.stream.setstate(std::ios_base::failbit);
       return;
     }
-    if (k == 0) {
-      slot.stream_path = descriptor_path(dest_.fd.get());
-      slot.stream.open(slot.stream_path, std::ios_base::out, in_place_options(opts_));
-      return;
+    std::uint64_t origin = 0;
+    detail::descriptor fd;
+    if (place_of(k, origin)) {
+      fd = reopen(dest_.fd.get(), slot);
+      // The file ends where the part starts, as a file of its own starts empty; the parts in
+      // memory before it leave a hole that the join fills.
+      if (fd && detail::retry_on_eintr(detail::sys().ftruncate, fd.get(),
+                                       static_cast<off_t>(origin)) != 0) {
+        slot.open_failure = detail::errno_failure("truncate");
+        fd.close();
+      }
+      if (fd && detail::sys().lseek(fd.get(), static_cast<off_t>(origin), SEEK_SET) < 0) {
+        slot.open_failure = detail::errno_failure("lseek");
+        fd.close();
+      }
+    } else {
+      slot.open_failure = detail::platform::create_memory_file(slot.memory);
+      if (!slot.open_failure) fd = reopen(slot.memory.get(), slot);
     }
-    slot.memory_failure = detail::platform::create_memory_file(slot.memory);
-    if (slot.memory_failure) {
+    if (!fd) {
       slot.stream.setstate(std::ios_base::failbit);
       return;
     }
-    slot.stream_path = descriptor_path(slot.memory.get());
-    slot.stream.open(slot.stream_path, std::ios_base::out, in_memory_options(opts_));
+    detail::part_access::open(slot.stream, slot.stream_path, fd, static_cast<std::int64_t>(origin),
+                              part_options(opts_), slot.closed);
+    slot.in_place = !slot.memory && slot.stream.is_open();
+    slot.origin = origin;
+  }
+
+  // Whether part k's place in the file is known: every part before it is closed. `origin` is
+  // then where it starts: the end of the last part in place before it, and of the parts in
+  // memory after that one. Parts in place open one at a time (each waits for every part before
+  // it), so nothing else writes the file meanwhile.
+  bool place_of(std::size_t k, std::uint64_t& origin) {
+    std::uint64_t held = 0;
+    for (std::size_t j = k; j-- > 0;) {
+      part_slot& before = slots_[j];
+      if (!before.closed.load(std::memory_order_acquire)) return false;
+      struct stat st;
+      if (!before.in_place) {
+        if (!before.memory || detail::sys().fstat(before.memory.get(), &st) != 0) return false;
+        held += static_cast<std::uint64_t>(st.st_size);
+        continue;
+      }
+      // A part in place opened after every part before it had closed: the parts before j are
+      // placed already.
+      if (detail::sys().fstat(dest_.fd.get(), &st) != 0) return false;
+      const auto end = static_cast<std::uint64_t>(st.st_size);
+      before.placed_size = end - before.origin;
+      origin = end + held;
+      return true;
+    }
+    origin = held;
+    return true;
+  }
+
+  // A descriptor of its own for the part's stream, which closes it: the file or the part's memory
+  // opened again, so that the stream's offset and locks are its own.
+  detail::descriptor reopen(int fd, part_slot& slot) {
+    slot.stream_path = descriptor_path(fd);
+    if (slot.stream_path.empty()) {
+      slot.open_failure = {ENOTSUP, "open", "the system cannot open a descriptor again"};
+      return {};
+    }
+    detail::descriptor own(detail::retry_on_eintr(detail::sys().open, slot.stream_path.c_str(),
+                                                  O_RDWR | O_CLOEXEC, mode_t{0}));
+    if (!own) slot.open_failure = detail::errno_failure("open");
+    return own;
   }
 
   // A stream that is not open, with failbit, for a part() that cannot be granted; kept until the
@@ -215,18 +273,12 @@ class parallel_output::impl {
     return {code, message.replace(at, named.size(), part)};
   }
 
-  // Closes part k if it is still open and finds its size, failed or not; the first failure of
-  // its life.
-  report close_part(std::size_t k, std::uint64_t& size) {
-    size = 0;
+  // Closes part k if it is still open; the first failure of its life.
+  report close_part(std::size_t k) {
     part_slot& slot = slots_[k];
     if (!slot.touched || !dest_.fd) return {};
-    if (slot.memory_failure) return report_of(slot.memory_failure, path_);
+    if (slot.open_failure) return report_of(slot.open_failure, path_);
     if (slot.stream.is_open()) slot.stream.close();
-    struct stat st;
-    const int fd = k == 0 ? dest_.fd.get() : slot.memory.get();
-    if (detail::sys().fstat(fd, &st) != 0) return report_of(detail::errno_failure("fstat"), path_);
-    size = static_cast<std::uint64_t>(st.st_size);
     if (const std::error_code code = slot.stream.error()) return part_report(k, slot, code);
     if (slot.stream.bad()) {
       return report_of({EIO, "write", "a part's stream lost bytes (badbit)"}, path_);
@@ -234,17 +286,48 @@ class parallel_output::impl {
     return {};
   }
 
-  // Copies the parts held in memory into place after part 0, and frees their memory.
+  // Every part's size once all are closed, failed or not: a part in memory is its memfd's, one in
+  // place ends where the next one in place found the file's end, or where the file ends now.
+  report measure(std::vector<std::uint64_t>& sizes) {
+    if (!dest_.fd) return {};
+    struct stat st;
+    part_slot* last_in_place = nullptr;
+    for (std::size_t k = 0; k < parts_; ++k) {
+      part_slot& slot = slots_[k];
+      if (slot.in_place) {
+        sizes[k] = slot.placed_size;
+        last_in_place = &slot;
+      } else if (slot.memory) {
+        if (detail::sys().fstat(slot.memory.get(), &st) != 0) {
+          return report_of(detail::errno_failure("fstat"), path_);
+        }
+        sizes[k] = static_cast<std::uint64_t>(st.st_size);
+      }
+    }
+    if (!last_in_place) return {};
+    if (detail::sys().fstat(dest_.fd.get(), &st) != 0) {
+      return report_of(detail::errno_failure("fstat"), path_);
+    }
+    const std::size_t k = static_cast<std::size_t>(last_in_place - slots_.get());
+    const auto end = static_cast<std::uint64_t>(st.st_size);
+    sizes[k] = end > last_in_place->origin ? end - last_in_place->origin : 0;
+    return {};
+  }
+
+  // Copies the parts held in memory into their places among those written in place, and frees
+  // their memory.
   report join(const std::vector<std::uint64_t>& sizes) {
     std::vector<detail::placed_copy> copies;
-    std::uint64_t offset = parts_ > 0 ? sizes[0] : 0;
-    for (std::size_t k = 1; k < parts_; ++k) {
-      if (sizes[k] > 0) copies.push_back({slots_[k].memory.get(), sizes[k], offset});
+    std::uint64_t offset = 0;
+    for (std::size_t k = 0; k < parts_; ++k) {
+      if (slots_[k].memory && sizes[k] > 0) {
+        copies.push_back({slots_[k].memory.get(), sizes[k], offset});
+      }
       offset += sizes[k];
     }
     const unsigned threads = std::max(std::thread::hardware_concurrency(), 1u);
     const failure why = detail::copy_into_place(dest_.fd.get(), copies, threads);
-    for (std::size_t k = 1; k < parts_; ++k) slots_[k].memory.close();
+    for (std::size_t k = 0; k < parts_; ++k) slots_[k].memory.close();
     if (why) return report_of(why, path_);
     return compare(offset);
   }

@@ -19,7 +19,8 @@ void usage(const char* program, int status) {
       status ? stderr : stdout,
       "usage: %s [--headline | --quick] [--fs disk,tmpfs] [--sizes 16M,256M,1G]\n"
       "          [--workloads bytes,tokens,lines,blocks-4k,blocks-1m,patch,toc,scatter,\n"
-      "                       random-16,random-64,numbers,doubles,table,printf-row]\n"
+      "                       random-16,random-64,numbers,doubles,table,printf-row,\n"
+      "                       boost-archive,parallel-csv,parallel-tokens]\n"
       "          [--writers id,...] [--rounds N] [--out DIR] [--disk-dir DIR]\n"
       "          [--tmpfs-dir DIR] [--include DIR] [--text-cap BYTES] [--every-row]\n"
       "          [--list]\n"
@@ -101,8 +102,9 @@ bool compared_at_1gib(const file_system& fs, workload_kind kind, const std::stri
   };
   // Every seeking row: the slowest are skipped with a note (skipped_at_1gib).
   if (is_seeking(kind) || among(strategies)) return true;
-  // The numbers and table workloads have only the rows their targets compare, on both file systems.
-  if (is_formatting(kind)) return true;
+  // The numbers, table and parallel workloads have only the rows their targets compare, on both
+  // file systems.
+  if (is_formatting(kind) || is_parallel(kind)) return true;
   if (fs.name != "disk") {
     return (kind == workload_kind::tokens || kind == workload_kind::blocks_1m) && among(tmpfs);
   }

@@ -14,10 +14,10 @@
 namespace perf {
 namespace {
 
-constexpr const char* workload_names[] = {"bytes",     "tokens",     "lines",        "blocks-4k",
-                                          "blocks-1m", "patch",      "toc",          "scatter",
-                                          "random-16", "random-64",  "numbers",      "doubles",
-                                          "table",     "printf-row", "boost-archive"};
+constexpr const char* workload_names[] = {
+    "bytes", "tokens",     "lines",         "blocks-4k",    "blocks-1m",      "patch",
+    "toc",   "scatter",    "random-16",     "random-64",    "numbers",        "doubles",
+    "table", "printf-row", "boost-archive", "parallel-csv", "parallel-tokens"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -165,7 +165,8 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
     case workload_kind::bytes:
       work.bytes = size;
       break;
-    case workload_kind::tokens: {
+    case workload_kind::tokens:
+    case workload_kind::parallel_tokens: {
       std::uint64_t pass_bytes = 0;
       for (std::string_view token : input.tokens) pass_bytes += token.size();
       const std::uint64_t passes = size / pass_bytes;
@@ -189,11 +190,12 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
       break;
     }
     case workload_kind::numbers:
-    case workload_kind::doubles: {
+    case workload_kind::doubles:
+    case workload_kind::parallel_csv: {
       char row[max_number_row];
       for (std::uint64_t& i = work.count; work.bytes < size; ++i) {
         const char* const end =
-            kind == workload_kind::numbers
+            bytes_of(kind) == workload_kind::numbers
                 ? format_number_row(row, static_cast<long>(i), number_value(input, i),
                                     number_value(input, i + 1))
                 : format_number_line(row, number_value(input, i));

@@ -23,7 +23,9 @@ namespace perf {
 // random slots of a file laid out first, as an index or a hash table in a file is filled),
 // numbers (CSV rows of a long and two doubles) and doubles (one double a line); table, the lines
 // of a code generator that prints a table with a string literal among its arguments;
-// boost-archive, Boost.Serialization's text_oarchive of the doubles, one `archive << x` each.
+// boost-archive, Boost.Serialization's text_oarchive of the doubles, one `archive << x` each;
+// parallel-csv and parallel-tokens, the bytes of numbers and tokens, made by the parallel rows on
+// two threads and by the one stream they are set against.
 enum class workload_kind {
   bytes,
   tokens,
@@ -39,18 +41,21 @@ enum class workload_kind {
   doubles,
   table,
   printf_row,
-  boost_archive
+  boost_archive,
+  parallel_csv,
+  parallel_tokens
 };
 
 constexpr workload_kind streaming_workload_kinds[] = {
     workload_kind::bytes, workload_kind::tokens, workload_kind::lines, workload_kind::blocks_4k,
     workload_kind::blocks_1m};
 constexpr workload_kind all_workload_kinds[] = {
-    workload_kind::bytes,     workload_kind::tokens,     workload_kind::lines,
-    workload_kind::blocks_4k, workload_kind::blocks_1m,  workload_kind::patch,
-    workload_kind::toc,       workload_kind::scatter,    workload_kind::random_16,
-    workload_kind::random_64, workload_kind::numbers,    workload_kind::doubles,
-    workload_kind::table,     workload_kind::printf_row, workload_kind::boost_archive};
+    workload_kind::bytes,        workload_kind::tokens,         workload_kind::lines,
+    workload_kind::blocks_4k,    workload_kind::blocks_1m,      workload_kind::patch,
+    workload_kind::toc,          workload_kind::scatter,        workload_kind::random_16,
+    workload_kind::random_64,    workload_kind::numbers,        workload_kind::doubles,
+    workload_kind::table,        workload_kind::printf_row,     workload_kind::boost_archive,
+    workload_kind::parallel_csv, workload_kind::parallel_tokens};
 constexpr std::size_t workload_kind_count = std::size(all_workload_kinds);
 
 constexpr bool is_random(workload_kind kind) noexcept {
@@ -62,8 +67,19 @@ constexpr bool is_seeking(workload_kind kind) noexcept {
          kind == workload_kind::scatter || is_random(kind);
 }
 
+constexpr bool is_parallel(workload_kind kind) noexcept {
+  return kind == workload_kind::parallel_csv || kind == workload_kind::parallel_tokens;
+}
+
+// The workload whose bytes `kind` makes: a parallel workload's are its single-stream twin's.
+constexpr workload_kind bytes_of(workload_kind kind) noexcept {
+  if (kind == workload_kind::parallel_csv) return workload_kind::numbers;
+  if (kind == workload_kind::parallel_tokens) return workload_kind::tokens;
+  return kind;
+}
+
 constexpr bool is_numbers(workload_kind kind) noexcept {
-  return kind == workload_kind::numbers || kind == workload_kind::doubles;
+  return bytes_of(kind) == workload_kind::numbers || kind == workload_kind::doubles;
 }
 
 // The workloads of formatting calls that only some writers make (<<, print, printf): numbers,
@@ -368,6 +384,7 @@ void emit(const workload& work, Sink& out) {
       }
       break;
     case workload_kind::tokens:
+    case workload_kind::parallel_tokens:
       for (std::uint64_t left = work.count; left > 0;) {
         const std::size_t n =
             static_cast<std::size_t>(std::min<std::uint64_t>(left, input.tokens.size()));
@@ -390,9 +407,10 @@ void emit(const workload& work, Sink& out) {
     }
     case workload_kind::numbers:
     case workload_kind::doubles:
+    case workload_kind::parallel_csv:
       if constexpr (can_print_numbers<Sink>::value) {
         for (std::uint64_t i = 0; i < work.count; ++i) {
-          if (work.kind == workload_kind::numbers) {
+          if (bytes_of(work.kind) == workload_kind::numbers) {
             out.row(static_cast<long>(i), number_value(input, i), number_value(input, i + 1));
           } else {
             out.number(number_value(input, i));

@@ -123,6 +123,9 @@ void add_mapout_writers(std::vector<writer>& list) {
                                     run_sink<ostream_sink<mapout_opener<strategy::automatic>>>);
   automatic.apis[static_cast<std::size_t>(workload_kind::numbers)] = "<<";
   automatic.apis[static_cast<std::size_t>(workload_kind::doubles)] = "<<";
+  // The one stream the parallel rows are set against.
+  automatic.apis[static_cast<std::size_t>(workload_kind::parallel_csv)] = "<<";
+  automatic.apis[static_cast<std::size_t>(workload_kind::parallel_tokens)] = "write";
   list.push_back(automatic);
   list.push_back(ostream_writer("mapout-mapped", "mapout::ostream mapped",
                                 run_sink<ostream_sink<mapout_opener<strategy::mapped>>>));

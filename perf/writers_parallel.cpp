@@ -1,7 +1,7 @@
-// parallel: the numbers (CSV rows) and tokens workloads cut in two halves, each made by a thread
-// of its own: into the two parts of one mapout::parallel_output; into two std::ostringstreams
-// then one std::ofstream, the way programs do it by hand; and into the two halves of one file
-// whose split is known beforehand, the limit, with nothing to join.
+// parallel: the parallel-csv (the numbers workload's CSV rows) and parallel-tokens workloads cut in
+// two halves, each made by a thread of its own: into the two parts of one mapout::parallel_output;
+// into two std::ostringstreams then one std::ofstream, the way programs do it by hand; and into
+// the two halves of one file whose split is known beforehand, the limit, with nothing to join.
 #include <exception>
 #include <fstream>
 #include <sstream>
@@ -19,7 +19,7 @@ namespace {
 template <class Stream>
 void emit_half(const workload& work, Stream& out, std::uint64_t first, std::uint64_t last) {
   const corpus& input = *work.input;
-  if (work.kind == workload_kind::numbers) {
+  if (bytes_of(work.kind) == workload_kind::numbers) {
     for (std::uint64_t i = first; i < last; ++i) {
       out << static_cast<long>(i) << ',' << number_value(input, i) << ','
           << number_value(input, i + 1) << '\n';
@@ -80,7 +80,7 @@ std::uint64_t first_half_bytes = 0;
 
 void find_split(const workload& work) {
   const std::uint64_t half = work.count / 2;
-  if (work.kind == workload_kind::numbers) {
+  if (bytes_of(work.kind) == workload_kind::numbers) {
     std::ostringstream text;
     emit_half(work, text, 0, half);
     first_half_bytes = text.str().size();
@@ -114,8 +114,8 @@ writer parallel_writer(std::string id, std::string label,
   writer w;
   w.id = std::move(id);
   w.label = std::move(label);
-  w.apis = apis_for({workload_kind::numbers}, "<<");
-  w.apis[static_cast<std::size_t>(workload_kind::tokens)] = "write";
+  w.apis = apis_for({workload_kind::parallel_csv}, "<<");
+  w.apis[static_cast<std::size_t>(workload_kind::parallel_tokens)] = "write";
   w.quick = false;
   w.run = run;
   return w;

@@ -1,5 +1,6 @@
 // mapout::parallel_output under contention: randomized parts written by threads that take them in
-// random orders must join into exactly the sequential concatenation of what each part was given.
+// random orders, or in index order handing them on closed, must join into exactly the sequential
+// concatenation of what each part was given.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,16 +24,19 @@ int pick(std::mt19937& random, int low, int high) {
   return std::uniform_int_distribution<int>(low, high)(random);
 }
 
-// What one part is given: pieces, a patch at its start after its end was written, and whether it
-// is closed early by the thread that wrote it.
+// What one part is given: pieces, a patch at its start after its end was written, whether it is
+// closed early by the thread that wrote it, and whether that thread then closes the parts it left
+// open before, so that the next part it asks for finds its place known.
 struct part_plan {
   std::vector<std::string> pieces;
   bool patch_start = false;
   bool close_early = false;
+  bool close_held = false;
   unsigned seed = 0;
 };
 
-part_plan plan_part(std::mt19937& random, unsigned seed) {
+// `closed_in` of 4 parts are closed early by the thread that wrote them.
+part_plan plan_part(std::mt19937& random, unsigned seed, int closed_in) {
   part_plan plan;
   plan.seed = seed;
   const int kind = pick(random, 0, 9);
@@ -44,7 +48,8 @@ part_plan plan_part(std::mt19937& random, unsigned seed) {
     plan.pieces.push_back(pattern(size, seed * 131u + static_cast<unsigned>(i)));
   }
   plan.patch_start = pick(random, 0, 2) == 0;
-  plan.close_early = pick(random, 0, 1) == 0;
+  plan.close_early = pick(random, 0, 3) < closed_in;
+  plan.close_held = pick(random, 0, 2) == 0;
   return plan;
 }
 
@@ -80,22 +85,27 @@ void write_part(mapout::ostream& out, const part_plan& plan) {
   if (plan.close_early) out.close();
 }
 
-TEST(ParallelRandom, ThreadsTakingPartsInRandomOrderJoinLikeTheConcatenation) {
+// Threads take the parts in a shuffled order, or in index order with most parts closed early, so
+// that a part asked for after all those before it closed writes in place, and those asked for
+// while one before them was open wait in memory, between parts in place.
+void join_random_parts(unsigned first_seed, bool in_index_order) {
   mapout::test::temp_dir dir;
   const auto cases = mapout::test::window_cases();
   constexpr unsigned seeds = 24;
-  for (unsigned seed = 0; seed < seeds; ++seed) {
+  for (unsigned seed = first_seed; seed < first_seed + seeds; ++seed) {
     const auto& which = cases[seed % cases.size()];
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + which.name);
     std::mt19937 random(seed);
-    const auto parts = static_cast<std::size_t>(seed < 4 ? seed + 1 : pick(random, 1, 64));
+    const unsigned n = seed - first_seed;
+    const auto parts = static_cast<std::size_t>(n < 4 ? n + 1 : pick(random, 1, 64));
     std::vector<part_plan> plans;
     for (std::size_t k = 0; k < parts; ++k) {
-      plans.push_back(plan_part(random, seed * 1000u + static_cast<unsigned>(k)));
+      plans.push_back(
+          plan_part(random, seed * 1000u + static_cast<unsigned>(k), in_index_order ? 3 : 2));
     }
     std::vector<std::size_t> order(parts);
     for (std::size_t k = 0; k < parts; ++k) order[k] = k;
-    std::shuffle(order.begin(), order.end(), random);
+    if (!in_index_order) std::shuffle(order.begin(), order.end(), random);
     const int threads = pick(random, 1, 4);
 
     const auto path = dir / ("out" + std::to_string(seed));
@@ -104,8 +114,15 @@ TEST(ParallelRandom, ThreadsTakingPartsInRandomOrderJoinLikeTheConcatenation) {
     std::vector<std::thread> workers;
     for (int t = 0; t < threads; ++t) {
       workers.emplace_back([&] {
+        std::vector<mapout::ostream*> held;
         for (std::size_t i; (i = next.fetch_add(1)) < parts;) {
-          write_part(out.part(order[i]), plans[order[i]]);
+          const part_plan& plan = plans[order[i]];
+          mapout::ostream& part = out.part(order[i]);
+          write_part(part, plan);
+          if (!plan.close_early) held.push_back(&part);
+          if (!plan.close_held) continue;
+          for (mapout::ostream* open : held) open->close();
+          held.clear();
         }
       });
     }
@@ -116,6 +133,14 @@ TEST(ParallelRandom, ThreadsTakingPartsInRandomOrderJoinLikeTheConcatenation) {
     for (const part_plan& plan : plans) want += expected_part(plan);
     ASSERT_EQ(mapout::test::same_bytes(path, want), "ok");
   }
+}
+
+TEST(ParallelRandom, ThreadsTakingPartsInRandomOrderJoinLikeTheConcatenation) {
+  join_random_parts(0, false);
+}
+
+TEST(ParallelRandom, PartsHandedOnClosedInIndexOrderJoinLikeTheConcatenation) {
+  join_random_parts(5000, true);
 }
 
 }  // namespace

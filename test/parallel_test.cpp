@@ -332,11 +332,31 @@ TEST_F(ParallelOutput, FailedExtensionOfAPartInMemoryIsReported) {
   write_file(path, "old");
   mapout::options opts;
   opts.atomic = true;
+  opts.strategy = mapout::strategy::mapped;
   mapout::parallel_output out(path, 2, opts);
   out.part(0) << "head";
   {
     system_call_override<&system_calls::fallocate> full(
         [](int, int, off_t, off_t) -> int { return errno = ENOSPC, -1; });
+    out.part(1) << pattern(100000, 1);
+  }
+  EXPECT_TRUE(out.part(1).bad());
+  EXPECT_EQ(out.close(), std::errc::no_space_on_device);
+  EXPECT_NE(out.error_message().find("'" + path.string() + "' part 1: "), std::string::npos)
+      << out.error_message();
+  EXPECT_EQ(read_file(path), "old");
+}
+
+TEST_F(ParallelOutput, FailedWriteOfABufferedPartInMemoryIsReported) {
+  const auto path = dir_ / "out";
+  write_file(path, "old");
+  mapout::options opts;
+  opts.atomic = true;
+  mapout::parallel_output out(path, 2, opts);
+  out.part(0) << "head";
+  {
+    system_call_override<&system_calls::write> full(
+        [](int, const void*, std::size_t) -> ssize_t { return errno = ENOSPC, -1; });
     out.part(1) << pattern(100000, 1);
   }
   EXPECT_TRUE(out.part(1).bad());

@@ -22,6 +22,7 @@ class cursor;
 
 namespace detail {
 struct print_window;
+struct part_access;
 
 // The types mapout::ostream inserts inline (char arrays and non-const strings decay or bind to
 // them), kept out of its catch-all operator<< so that they reach the inline members.
@@ -201,6 +202,7 @@ class MAPOUT_API ostream final : public std::ostream {
  private:
   friend class cursor;
   friend struct detail::print_window;
+  friend struct detail::part_access;
 
   // True when std::ostream's sentry would do nothing: good state, nothing tied to flush, no
   // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base

@@ -20,6 +20,10 @@
 
 namespace mapout {
 
+namespace detail {
+struct part_access;
+}  // namespace detail
+
 // An output file written through a window of memory: the caller stores bytes straight into the
 // window and calls back only when it is used up, or to seek, flush or close.
 //
@@ -135,6 +139,7 @@ class MAPOUT_API output_file {
  private:
   friend class cursor;
   friend class streambuf;
+  friend struct detail::part_access;
   // What the destructors do: discard() with options.atomic, close() otherwise.
   void close_at_destruction(window& view) noexcept;
   // Set and cleared only by the cursor that holds the window; taking it, with the owner's view,

@@ -19,6 +19,7 @@ namespace mapout {
 
 namespace detail {
 struct print_window;
+struct part_access;
 }  // namespace detail
 
 // A write-only std::basic_filebuf whose put area is a mapping of the file (or, for targets that
@@ -84,6 +85,7 @@ class MAPOUT_API streambuf : public std::streambuf {
   friend class ostream;
   friend class cursor;
   friend struct detail::print_window;
+  friend struct detail::part_access;
 
   // mapout::ostream's inline path: stores the bytes and returns true when they fit before the
   // window's end. Strictly before, so that an empty window (closed file) never reaches memcpy with

@@ -1,0 +1,24 @@
+// A part of a parallel output as a stream: a mapout::ostream over a descriptor of its own, whose
+// positions count from where the part starts and whose close() is seen by the other threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+
+#include "mapout/options.hpp"
+#include "mapout/ostream.hpp"
+#include "sys.hpp"
+
+namespace mapout::detail {
+
+struct part_access {
+  // Opens `stream` over `fd`, taken over from the caller when the open succeeds, writing from
+  // `origin`, where fd's offset stands: tellp() reports it as 0, and seekp() before it fails.
+  // Messages name `name`. The stream's close() raises `closed` once the descriptor is closed. A
+  // failed open leaves the stream with failbit and its error(), as ostream::open does.
+  static void open(mapout::ostream& stream, const std::filesystem::path& name, descriptor& fd,
+                   std::int64_t origin, const options& opts, std::atomic<bool>& closed);
+};
+
+}  // namespace mapout::detail

@@ -1,0 +1,129 @@
+// mapout::parallel_output's parts whose place is known when they are first asked for (every part
+// before them closed): they write straight into the file, their positions still counted from
+// their own start, and the join copies none of their bytes.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <string>
+
+#include "bytes.hpp"
+#include "mapout/parallel.hpp"
+#include "strategies.hpp"
+#include "system_call_override.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::detail::real_system_calls;
+using mapout::detail::system_calls;
+using mapout::test::pattern;
+using mapout::test::read_file;
+using mapout::test::system_call_override;
+using mapout::test::temp_dir;
+
+// The memory made for parts and the bytes the join copies, while it lives.
+class copy_count {
+ public:
+  copy_count() { counts() = {}; }
+  int memories() const { return counts().memories; }
+  std::size_t copied() const { return counts().copied; }
+
+ private:
+  struct tally {
+    int memories = 0;
+    std::size_t copied = 0;
+  };
+  static tally& counts() {
+    static tally counts;
+    return counts;
+  }
+  system_call_override<&system_calls::memfd_create> memfd_{[](const char* name, unsigned flags) {
+    ++counts().memories;
+    return real_system_calls().memfd_create(name, flags);
+  }};
+  system_call_override<&system_calls::pwrite> pwrite_{
+      [](int fd, const void* data, std::size_t size, off_t offset) {
+        const ssize_t wrote = real_system_calls().pwrite(fd, data, size, offset);
+        if (wrote > 0) counts().copied += static_cast<std::size_t>(wrote);
+        return wrote;
+      }};
+};
+
+TEST(ParallelInPlace, PartsHandedOnInOrderAreWrittenInPlaceWithNoCopy) {
+  for (const auto& which : mapout::test::strategies()) {
+    SCOPED_TRACE(which.name);
+    const temp_dir dir;
+    const std::string first = pattern(300000, 1);
+    const std::string second = pattern(200000, 2);
+    const std::string third = pattern(70000, 3);
+    copy_count count;
+    mapout::parallel_output out(dir / "joined", 3, which.opts);
+    out.part(0) << first;
+    out.part(0).close();
+    mapout::ostream& part = out.part(1);
+    EXPECT_EQ(static_cast<std::streamoff>(part.tellp()), 0);
+    part << second;
+    part.close();
+    out.part(2) << third;
+    ASSERT_FALSE(out.close()) << out.error_message();
+    EXPECT_EQ(count.memories(), 0);
+    EXPECT_EQ(count.copied(), 0u);
+    EXPECT_TRUE(read_file(dir / "joined") == first + second + third);
+  }
+}
+
+TEST(ParallelInPlace, PartInPlaceAfterOneInMemoryLeavesItsPlaceAndOnlyThatOneIsCopied) {
+  for (const auto& which : mapout::test::strategies()) {
+    SCOPED_TRACE(which.name);
+    const temp_dir dir;
+    const std::string first = pattern(5000, 4);
+    const std::string held = pattern(150000, 5);
+    const std::string placed = pattern(90000, 6);
+    copy_count count;
+    mapout::parallel_output out(dir / "joined", 3, which.opts);
+    out.part(0) << first;
+    // Part 1 runs ahead of its place: part 0 is still open.
+    out.part(1) << held;
+    out.part(0).close();
+    out.part(1).close();
+    out.part(2) << placed;
+    ASSERT_FALSE(out.close()) << out.error_message();
+    EXPECT_EQ(count.memories(), 1);
+    EXPECT_EQ(count.copied(), held.size());
+    EXPECT_TRUE(read_file(dir / "joined") == first + held + placed);
+  }
+}
+
+// A part in place behaves as a file of its own: no seek before its start, its end its own, a
+// patch at its start after its end was written.
+TEST(ParallelInPlace, PartInPlaceCountsPositionsFromItsOwnStart) {
+  for (const auto& which : mapout::test::window_cases()) {
+    SCOPED_TRACE(which.name);
+    const temp_dir dir;
+    mapout::parallel_output out(dir / "joined", 2, which.opts);
+    out.part(0) << "head of part zero";
+    out.part(0).close();
+    mapout::ostream& part = out.part(1);
+    part << "........" << pattern(20000, 7);
+    const auto end = part.tellp();
+    EXPECT_EQ(static_cast<std::streamoff>(end), 20008);
+    part.seekp(-20009, std::ios::cur);
+    EXPECT_TRUE(part.fail());
+    part.clear();
+    EXPECT_EQ(part.tellp(), end);
+    part.seekp(-1, std::ios::beg);
+    EXPECT_TRUE(part.fail());
+    part.clear();
+    part.seekp(0);
+    part << "PATCHED!";
+    part.seekp(0, std::ios::end);
+    EXPECT_EQ(part.tellp(), end);
+    part << "tail";
+    ASSERT_FALSE(out.close()) << out.error_message();
+    EXPECT_TRUE(read_file(dir / "joined") ==
+                "head of part zeroPATCHED!" + pattern(20000, 7) + "tail");
+  }
+}
+
+}  // namespace
