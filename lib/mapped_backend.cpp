@@ -215,16 +215,16 @@ failure mapped_backend::extend(std::uint64_t needed) noexcept {
   return result.why && result.extent <= cursor_ ? file_.fail(result.why) : failure{};
 }
 
-failure mapped_backend::make_room(char* put, std::size_t wanted) noexcept {
+step mapped_backend::make_room(char* put, std::size_t wanted) noexcept {
   take_cursor(put);
-  return open_window(wanted);
+  return {open_window(wanted)};
 }
 
-failure mapped_backend::write(char* put, const char* data, std::size_t size) noexcept {
+step mapped_backend::write(char* put, const char* data, std::size_t size) noexcept {
   take_cursor(put);
   while (size > 0) {
     if (window_.begin == window_.end) {
-      if (failure why = open_window(size)) return why;
+      if (failure why = open_window(size)) return {why};
     }
     const std::size_t chunk = std::min(size, static_cast<std::size_t>(window_.end - window_.begin));
     std::memcpy(window_.begin, data, chunk);
@@ -232,7 +232,7 @@ failure mapped_backend::write(char* put, const char* data, std::size_t size) noe
     data += chunk;
     size -= chunk;
   }
-  return take_guard_failure();
+  return {take_guard_failure()};
 }
 
 std::int64_t mapped_backend::tell(const char* put) const noexcept {
@@ -240,18 +240,16 @@ std::int64_t mapped_backend::tell(const char* put) const noexcept {
   return static_cast<std::int64_t>(map_offset_ + static_cast<std::uint64_t>(put - map_));
 }
 
-std::int64_t mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
-                                  failure& why) noexcept {
+step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+                          std::int64_t& position) noexcept {
   take_cursor(put);
+  position = -1;
   const std::uint64_t base = dir == std::ios_base::beg   ? 0
                              : dir == std::ios_base::cur ? cursor_
                                                          : high_water_;
   const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= base
                                        : static_cast<std::uint64_t>(offset) > largest_offset - base;
-  if (out_of_range) {
-    why = {EINVAL, "seek"};
-    return -1;
-  }
+  if (out_of_range) return {{EINVAL, "seek"}};
   const std::uint64_t target = base + static_cast<std::uint64_t>(offset);
   // A seek away from the populated pages ends the stream that populated them: a record stored
   // next to them later is no reason to populate a step.
@@ -261,7 +259,8 @@ std::int64_t mapped_backend::seek(char* put, std::int64_t offset, std::ios_base:
         std::clamp(page_floor(target), map_offset_, map_offset_ + map_length_);
   }
   set_window(target);
-  return static_cast<std::int64_t>(cursor_);
+  position = static_cast<std::int64_t>(cursor_);
+  return {};
 }
 
 failure mapped_backend::flush(char* put) noexcept {

@@ -31,11 +31,11 @@ class mapped_backend final : public backend {
   void take_stored(const char* end) noexcept override {
     high_water_ = std::max(high_water_, map_offset_ + static_cast<std::uint64_t>(end - map_));
   }
-  failure make_room(char* put, std::size_t wanted) noexcept override;
-  failure write(char* put, const char* data, std::size_t size) noexcept override;
+  step make_room(char* put, std::size_t wanted) noexcept override;
+  step write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;
-  std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
-                    failure& why) noexcept override;
+  step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+            std::int64_t& position) noexcept override;
   failure flush(char* put) noexcept override;
   failure publish(char* put) noexcept override;
   failure finish(char* put) noexcept override;

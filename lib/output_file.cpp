@@ -124,14 +124,7 @@ std::error_code output_file::make_room(window& view, std::size_t wanted) noexcep
   if (std::error_code ec = unavailable("write")) return ec;
   state& s = *state_;
   s.take_view(view);
-  failure why = s.backend->make_room(view.begin, wanted);
-  if (s.backend->offers_mapping()) {
-    // First, apart: the call must reach the backend that takes over, not the one it replaces.
-    char* const put = s.map_instead_of_buffer(view.begin);
-    why = s.backend->make_room(put, wanted);
-  }
-  s.give_view(view);
-  return code_of(why);
+  return code_of(s.run(view, &detail::backend::make_room, wanted));
 }
 
 std::error_code output_file::write(window& view, const char* data, std::size_t size) noexcept {
@@ -139,13 +132,7 @@ std::error_code output_file::write(window& view, const char* data, std::size_t s
   state& s = *state_;
   s.take_view(view);
   if (s.session) s.session->writes(data, size);
-  failure why = s.backend->write(view.begin, data, size);
-  if (s.backend->offers_mapping()) {
-    char* const put = s.map_instead_of_buffer(view.begin);
-    why = s.backend->write(put, data, size);
-  }
-  s.give_view(view);
-  return code_of(why);
+  return code_of(s.run(view, &detail::backend::write, data, size));
 }
 
 std::error_code output_file::write_from_cursor(window& view, const char* data,
@@ -165,13 +152,8 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
   if ((ec = unavailable("seek"))) return -1;
   state& s = *state_;
   s.take_view(view);
-  failure why;
-  const std::int64_t position = s.backend->seek(view.begin, offset, dir, why);
-  // A seek that found the writer storing small records at scattered offsets is done; the
-  // mapping takes over after it.
-  if (!why && s.backend->offers_mapping()) s.map_instead_of_buffer(s.backend->current().begin);
-  s.give_view(view);
-  ec = code_of(why);
+  std::int64_t position = -1;
+  ec = code_of(s.run(view, &detail::backend::seek, offset, dir, position));
   return position;
 }
 

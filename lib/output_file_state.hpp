@@ -10,6 +10,7 @@
 #include "backend.hpp"
 #include "mapout/output_file.hpp"
 #include "replace_session.hpp"
+#include "strategy.hpp"
 
 namespace mapout {
 
@@ -20,7 +21,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   std::filesystem::path path;
   detail::open_file file;
   std::unique_ptr<detail::backend> backend;
-  options opts;  // as opened: the mapping that takes over from the first buffer is made with them
+  options opts;  // as opened: a mapping that takes over from the buffer is made with them
   // With options.atomic or write_if_changed: file.fd is a temporary that replaces the target
   // when close() succeeds.
   std::unique_ptr<detail::replace_session> session;
@@ -35,9 +36,6 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
   // Takes over a descriptor the caller opened, as fdopen(3) does.
   failure take_descriptor(int fd, const options& opts) noexcept;
-  // Both opens end here: file.fd is open, and `may_map` says whether the mode, the strategy and
-  // the access allow a mapping. Writing starts at the end with `at_end`, else at `position`.
-  failure start(bool may_map, bool append, bool at_end, std::uint64_t position) noexcept;
 
   // What every call that takes the caller's window does first: its stores up to `put` are
   // compared, and those it moved its cursor back from are kept.
@@ -54,10 +52,24 @@ struct __attribute__((visibility("hidden"))) output_file::state {
     view = backend->current();
     if (session) session->window_handed_out(*backend);
   }
-  // The buffer offered the mapping (backend::offers_mapping): the mapping takes over at the
-  // cursor. Where the file cannot be mapped after all, writing goes on through the buffer.
-  // Returns the caller's cursor in the window now in use.
-  char* map_instead_of_buffer(char* put) noexcept;
+  // Makes a call that may hand the file over, at the caller's cursor, and acts on the step it
+  // returns: the one place that does. Inlined, so that the call costs no frame of its own.
+  template <class... Parameters, class... Arguments>
+  [[gnu::always_inline]] failure run(window& view,
+                                     detail::step (detail::backend::*call)(char*,
+                                                                           Parameters...) noexcept,
+                                     Arguments&&... arguments) noexcept {
+    detail::step done = (*backend.*call)(view.begin, arguments...);
+    if (done.next != detail::step::then::done) {
+      detail::hand_over(file, opts, backend);
+      if (session) session->window_handed_out(*backend);
+      if (done.next == detail::step::then::hand_over_and_repeat) {
+        done = (*backend.*call)(backend->current().begin, arguments...);
+      }
+    }
+    give_view(view);
+    return done.why;
+  }
   void drop_replacement() noexcept {
     if (session) {
       session->drop(file);

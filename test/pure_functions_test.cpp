@@ -21,6 +21,7 @@
 #include "file_system_type.hpp"
 #include "mapout/copy_short.hpp"
 #include "mapout/decimal.hpp"
+#include "strategy.hpp"
 #include "sys.hpp"
 #include "target.hpp"
 #include "temp_dir.hpp"
