@@ -57,17 +57,13 @@ seek_range buffered_backend::seekable() const noexcept {
 inline failure buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
   if (size == 0) return {};
   const bool at_offset = !positioned_ || base_ == descriptor_offset_;
-  const char* operation = at_offset ? "write" : "pwrite";
-  while (size > 0) {
-    const ssize_t written =
-        at_offset ? retry_on_eintr(sys().write, fd(), data, size)
-                  : retry_on_eintr(sys().pwrite, fd(), data, size, static_cast<off_t>(base_));
-    if (written < 0) return file_.fail(operation);
-    if (written == 0) return file_.fail({EIO, operation});
-    data += written;
-    size -= static_cast<std::size_t>(written);
-    base_ += static_cast<std::uint64_t>(written);
-    if (at_offset) descriptor_offset_ = base_;
+  const std::size_t written =
+      write_all(fd(), data, size, at_offset ? at_descriptor : static_cast<off_t>(base_));
+  base_ += written;
+  if (at_offset) descriptor_offset_ = base_;
+  if (written < size) {
+    const char* operation = at_offset ? "write" : "pwrite";
+    return file_.fail(errno != 0 ? errno_failure(operation) : failure{EIO, operation});
   }
   size_ = std::max(size_, base_);
   return {};
@@ -88,7 +84,7 @@ void buffered_backend::assert_invariant() const noexcept {
   (void)buffer_end;
 }
 
-failure buffered_backend::write_out(char* put) noexcept {
+inline failure buffered_backend::write_out(char* put) noexcept {
   const std::size_t pending = filled(put);
   const std::uint64_t cursor = base_ + static_cast<std::uint64_t>(put - buffer_.get());
   filled_ = 0;

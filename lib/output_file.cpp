@@ -115,24 +115,17 @@ window output_file::current() const noexcept {
 }
 
 seek_range output_file::seekable() const noexcept {
-  if (!is_open() || state_->held_by_cursor) return {};
-  if (state_->session && state_->session->compares()) return {};
-  return state_->backend->seekable();
+  return is_open() ? state_->seekable() : seek_range{};
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
-  if (std::error_code ec = unavailable("write")) return ec;
-  state& s = *state_;
-  s.take_view(view);
-  return code_of(s.run(view, &detail::backend::make_room, wanted));
+  seek_range range;
+  return make_room(view, wanted, range);
 }
 
 std::error_code output_file::write(window& view, const char* data, std::size_t size) noexcept {
-  if (std::error_code ec = unavailable("write")) return ec;
-  state& s = *state_;
-  s.take_view(view);
-  if (s.session) s.session->writes(data, size);
-  return code_of(s.run(view, &detail::backend::write, data, size));
+  seek_range range;
+  return write(view, data, size, range);
 }
 
 std::error_code output_file::write_from_cursor(window& view, const char* data,
@@ -149,39 +142,64 @@ std::int64_t output_file::tell(const window& view) const noexcept {
 
 std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
                                std::error_code& ec) noexcept {
+  seek_range range;
+  return seek(view, offset, dir, ec, range);
+}
+
+std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
+                               std::error_code& ec, seek_range& range) noexcept {
+  range = {};
   if ((ec = unavailable("seek"))) return -1;
   state& s = *state_;
   s.take_view(view);
   std::int64_t position = -1;
-  ec = code_of(s.run(view, &detail::backend::seek, offset, dir, position));
+  ec = code_of(s.run(view, range, &detail::backend::seek, offset, dir, position));
   return position;
 }
 
 std::error_code output_file::flush(window& view) noexcept {
+  seek_range range;
+  return flush(view, range);
+}
+
+std::error_code output_file::flush(window& view, seek_range& range) noexcept {
+  range = {};
   if (std::error_code ec = unavailable("flush")) return ec;
   state& s = *state_;
   s.take_view(view);
   const failure why =
       s.opts.flush_publishes ? s.backend->publish(view.begin) : s.backend->flush(view.begin);
-  s.give_view(view);
+  s.give_view(view, range);
   return code_of(why);
 }
 
 std::error_code output_file::publish(window& view) noexcept {
+  seek_range range;
+  return publish(view, range);
+}
+
+std::error_code output_file::publish(window& view, seek_range& range) noexcept {
+  range = {};
   if (std::error_code ec = unavailable("publish")) return ec;
   state& s = *state_;
   s.take_view(view);
   const failure why = s.backend->publish(view.begin);
-  s.give_view(view);
+  s.give_view(view, range);
   return code_of(why);
 }
 
 std::error_code output_file::persist(window& view) noexcept {
+  seek_range range;
+  return persist(view, range);
+}
+
+std::error_code output_file::persist(window& view, seek_range& range) noexcept {
+  range = {};
   if (std::error_code ec = unavailable("persist")) return ec;
   state& s = *state_;
   s.take_view(view);
   const failure why = s.backend->persist(view.begin);
-  s.give_view(view);
+  s.give_view(view, range);
   return code_of(why);
 }
 

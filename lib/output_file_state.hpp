@@ -47,15 +47,22 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   void keep_stored(const window& view) noexcept {
     if (view.stored > view.begin) backend->take_stored(view.stored);
   }
-  // And last: the backend's window goes back to the caller, nothing stored in it yet.
-  void give_view(window& view) noexcept {
+  // And last: the backend's window goes back to the caller, nothing stored in it yet, with where
+  // it may move its cursor with no call.
+  void give_view(window& view, seek_range& range) noexcept {
     view = backend->current();
+    range = seekable();
     if (session) session->window_handed_out(*backend);
+  }
+  // Every byte stored must reach the comparison through a call, and a cursor's stores are its own.
+  seek_range seekable() const noexcept {
+    if (held_by_cursor || (session && session->compares())) return {};
+    return backend->seekable();
   }
   // Makes a call that may hand the file over, at the caller's cursor, and acts on the step it
   // returns: the one place that does. Inlined, so that the call costs no frame of its own.
   template <class... Parameters, class... Arguments>
-  [[gnu::always_inline]] failure run(window& view,
+  [[gnu::always_inline]] failure run(window& view, seek_range& range,
                                      detail::step (detail::backend::*call)(char*,
                                                                            Parameters...) noexcept,
                                      Arguments&&... arguments) noexcept {
@@ -67,7 +74,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
         done = (*backend.*call)(backend->current().begin, arguments...);
       }
     }
-    give_view(view);
+    give_view(view, range);
     return done.why;
   }
   void drop_replacement() noexcept {
@@ -79,5 +86,28 @@ struct __attribute__((visibility("hidden"))) output_file::state {
     }
   }
 };
+
+// The two slow events of a full window, inlined into output_file's public calls and
+// mapout::streambuf's alike, so that neither costs a frame on the way to write(2).
+[[gnu::always_inline]] inline std::error_code output_file::make_room(window& view,
+                                                                     std::size_t wanted,
+                                                                     seek_range& range) noexcept {
+  range = {};
+  if (std::error_code ec = unavailable("write")) return ec;
+  state& s = *state_;
+  s.take_view(view);
+  return detail::code_of(s.run(view, range, &detail::backend::make_room, wanted));
+}
+
+[[gnu::always_inline]] inline std::error_code output_file::write(window& view, const char* data,
+                                                                 std::size_t size,
+                                                                 seek_range& range) noexcept {
+  range = {};
+  if (std::error_code ec = unavailable("write")) return ec;
+  state& s = *state_;
+  s.take_view(view);
+  if (s.session) s.session->writes(data, size);
+  return detail::code_of(s.run(view, range, &detail::backend::write, data, size));
+}
 
 }  // namespace mapout
