@@ -3,7 +3,6 @@
 #include "mapped_backend.hpp"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -38,9 +37,7 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   std::unique_ptr<mapped_backend> mapped(
       new (std::nothrow) mapped_backend(file, size, mapping_size, extend_on_fault));
   if (!mapped) return {ENOMEM, "allocate"};
-  // Each flush cuts the file back to the bytes written: pages populated past them would be
-  // zeroed, cut off and read back by every flush.
-  if (opts.flush_publishes) mapped->populates_ = false;
+  if (opts.flush_publishes) mapped->pages_.stop();
   // So that no writer cuts what another may store into. Where locks are refused, a writer cuts
   // as if alone.
   const bool others = mapped->presence_.join(file.fd.get());
@@ -49,7 +46,7 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   if (others) {
     // The size may hold another writer's extension past its bytes: only bytes are kept, and
     // only they are this writer's to store into until it extends.
-    mapped->high_water_ = mapped->end_of_data(0, size);
+    mapped->high_water_ = end_of_data(file.fd.get(), 0, size);
     mapped->guard_.set_extent(extend_on_fault ? size : mapped->high_water_);
   } else {
     mapped->high_water_ = size;
@@ -74,15 +71,12 @@ mapped_backend::mapped_backend(open_file& file, std::uint64_t size, std::size_t 
       mapping_size_(mapping_size),
       high_water_(size),
       extend_on_fault_(extend_on_fault),
-      populates_(!extend_on_fault),
-      owner_(::getpid()) {
+      pages_(!extend_on_fault) {
   guard_.set_extent(size);
 }
 
 mapped_backend::~mapped_backend() {
-  halt_background();
-  // A forked child has the thread's memory but not the thread: joining it would never return.
-  if (::getpid() != owner_) static_cast<void>(populator_.release());
+  pages_.halt();
   guard_.uncover();
   if (map_) sys().munmap(map_, map_length_);
 }
@@ -110,7 +104,7 @@ seek_range mapped_backend::seekable() const noexcept {
 }
 
 failure mapped_backend::unmap() noexcept {
-  halt_background();
+  pages_.halt();
   char* const map = map_;
   map_ = nullptr;
   window_ = {};
@@ -140,7 +134,7 @@ bool mapped_backend::map_at(std::uint64_t offset, std::size_t length) noexcept {
   map_ = static_cast<char*>(map);
   map_offset_ = offset;
   map_length_ = length;
-  populated_begin_ = populated_end_ = offset;
+  pages_.mapped_at(offset);
   guard_.cover(map_, map_length_, offset);
   return true;
 }
@@ -166,13 +160,13 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
     // the rest of the page that holds an unaligned end takes stores silently, and the kernel
     // zeroes it when the file grows. There the window ends at the end, and open_window extends.
     if (extent % page_size() == 0 || cursor >= page_ceiling(extent)) limit = map_end;
-  } else if (populates_) {
+  } else if (pages_.populates()) {
     // Inside what was written, the window ends with the cursor's page: a record stored there
     // faults it in itself, and a writer that streams on comes back to populate. Past what was
     // written it is empty: populate first.
-    const bool populated = cursor >= populated_begin_ && cursor < populated_end_;
+    const bool populated = pages_.holds(cursor);
     const bool written = cursor < high_water_;
-    limit = populated ? std::min(limit, populated_end_)
+    limit = populated ? std::min(limit, pages_.end())
             : written ? std::min(limit, page_ceiling(cursor + 1))
                       : cursor;
   }
@@ -192,9 +186,10 @@ failure mapped_backend::open_window(std::size_t wanted) noexcept {
   if (needed > extent && (!extend_on_fault_ || extent % page_size() != 0)) {
     if (failure why = extend(needed)) return why;
   }
-  if (populates_) populate(needed);
+  if (pages_.populates()) pages_.populate(mapping(), guard_.extent(), cursor_, high_water_, needed);
   set_window(cursor_);
   assert_invariant();
+  pages_.assert_invariant(mapping());
   return {};
 }
 
@@ -251,13 +246,7 @@ step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
                                        : static_cast<std::uint64_t>(offset) > largest_offset - base;
   if (out_of_range) return {{EINVAL, "seek"}};
   const std::uint64_t target = base + static_cast<std::uint64_t>(offset);
-  // A seek away from the populated pages ends the stream that populated them: a record stored
-  // next to them later is no reason to populate a step.
-  if (target < populated_begin_ || target > populated_end_) {
-    halt_background();
-    populated_begin_ = populated_end_ =
-        std::clamp(page_floor(target), map_offset_, map_offset_ + map_length_);
-  }
+  pages_.seek(mapping(), target);
   set_window(target);
   position = static_cast<std::int64_t>(cursor_);
   return {};
@@ -271,7 +260,7 @@ failure mapped_backend::flush(char* put) noexcept {
 failure mapped_backend::publish(char* put) noexcept {
   take_cursor(put);
   if (failure why = take_guard_failure()) return why;
-  if (failure why = cut_extension(high_water_, true, false)) return why;
+  if (failure why = cut(high_water_, true, false)) return why;
   set_window(cursor_);
   return {};
 }
@@ -286,28 +275,28 @@ failure mapped_backend::finish(char* put) noexcept {
     // file's end (a failed extension), write(2) takes what still fits of them; inside the file
     // they are lost, and the file ends there.
     end = guard_.failed_at();
-    if (guard_.failed_past_the_end()) end += salvage(end, high_water_);
+    if (guard_.failed_past_the_end()) end += salvage(fd(), mapping(), end, high_water_);
   }
   unmap();
   // After a lost store, the bytes past it that did reach the file are this writer's own.
-  cut_extension(end, !lost_stores, true);
+  cut(end, !lost_stores, true);
   presence_.leave();
   return file_.error;
 }
 
+failure mapped_backend::cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept {
+  const failure why = cut_extension({fd(), presence_, guard_, pages_, extend_on_fault_}, end,
+                                    keep_bytes_past_end, closing);
+  return why ? file_.fail(why) : why;
+}
+
 void mapped_backend::assert_invariant() const noexcept {
-  const std::uint64_t map_end = map_offset_ + map_length_;
   assert(map_offset_ % page_size() == 0);
   assert(window_.begin == window_.end ||
          (map_ && window_.begin >= map_ && window_.end <= map_ + map_length_ &&
           cursor_ == map_offset_ + static_cast<std::uint64_t>(window_.begin - map_)));
   assert(window_.begin == window_.end || extend_on_fault_ ||
          map_offset_ + static_cast<std::uint64_t>(window_.end - map_) <= guard_.extent());
-  assert(populated_begin_ <= populated_end_ && populated_begin_ % page_size() == 0 &&
-         populated_end_ % page_size() == 0 &&
-         (populated_begin_ == populated_end_ ||
-          (populated_begin_ >= map_offset_ && populated_end_ <= map_end)));
-  (void)map_end;
 }
 
 }  // namespace mapout::detail
