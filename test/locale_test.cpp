@@ -103,22 +103,13 @@ class DerivedLocale : public testing::TestWithParam<derived_locale> {};
 TEST_P(DerivedLocale, RandomNumbersMatchOstringstreamInTheSameLocale) {
   temp_dir dir;
   std::mt19937_64 random(20261202);
-  std::vector<number_case> cases;
   mapout::ostream out(dir / "numbers.txt");
   const std::locale locale = GetParam().derive(out.getloc());
   out.imbue(locale);
   std::ostringstream reference;
   reference.imbue(standard_numbers(locale));
-  for (int i = 0; i < 200000; ++i) {
-    const number_case c = mapout::test::random_case(random, mapout::test::number_type_count);
-    cases.push_back(c);
-    mapout::test::insert(reference, c);
-    if (c.through_base) {
-      mapout::test::insert(static_cast<std::ostream&>(out), c);
-    } else {
-      mapout::test::insert(out, c);
-    }
-  }
+  const std::vector<number_case> cases = mapout::test::insert_random_cases(
+      out, reference, random, 200000, mapout::test::number_type_count);
   out.close();
   ASSERT_TRUE(out) << out.error_message();
   const std::string got = read_file(dir / "numbers.txt");

@@ -145,6 +145,26 @@ void insert(Stream& out, const number_case& c) {
   out << '\n';
 }
 
+// Inserts `count` random cases alike into `out` (half of them through its std::ostream base) and
+// into `reference`, and returns them for first_difference.
+template <typename Stream>
+std::vector<number_case> insert_random_cases(Stream& out, std::ostream& reference,
+                                             std::mt19937_64& random, int count,
+                                             int types = floating_types) {
+  std::vector<number_case> cases;
+  for (int i = 0; i < count; ++i) {
+    const number_case c = random_case(random, types);
+    cases.push_back(c);
+    insert(reference, c);
+    if (c.through_base) {
+      insert(static_cast<std::ostream&>(out), c);
+    } else {
+      insert(out, c);
+    }
+  }
+  return cases;
+}
+
 // The first line where the two texts differ, with the case that made it.
 inline std::string first_difference(const std::string& got, const std::string& want,
                                     const std::vector<number_case>& cases) {

@@ -24,7 +24,6 @@ namespace {
 
 using mapout::test::first_difference;
 using mapout::test::number_case;
-using mapout::test::random_case;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
@@ -48,19 +47,10 @@ TEST(Numbers, RandomFloatingPointMatchesOstringstream) {
   temp_dir dir;
   std::mt19937_64 random(20261201);
   for (int batch = 0; batch < batches; ++batch) {
-    std::vector<number_case> cases;
     std::ostringstream reference;
     mapout::ostream out(dir / "numbers.txt");
-    for (int i = 0; i < cases_per_batch; ++i) {
-      const number_case c = random_case(random);
-      cases.push_back(c);
-      mapout::test::insert(reference, c);
-      if (c.through_base) {
-        mapout::test::insert(static_cast<std::ostream&>(out), c);
-      } else {
-        mapout::test::insert(out, c);
-      }
-    }
+    const std::vector<number_case> cases =
+        mapout::test::insert_random_cases(out, reference, random, cases_per_batch);
     out.close();
     ASSERT_TRUE(out) << out.error_message();
     const std::string got = read_file(dir / "numbers.txt");

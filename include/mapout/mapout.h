@@ -41,11 +41,13 @@ enum mapout_extension { MAPOUT_EXTEND_AHEAD = 0, MAPOUT_EXTEND_ON_SIGBUS = 1 };
 
 /* mapout::options; mapout_options_init() fills in the defaults (and does nothing with NULL). */
 typedef struct mapout_options {
-  size_t mapping_size;  /* bytes of address space mapped over the file at once */
-  size_t buffer_size;   /* bytes buffered before each write(2) on the buffered strategy */
-  int strategy;         /* an enum mapout_strategy */
-  int extension;        /* an enum mapout_extension */
-  int guard_truncation; /* nonzero: a truncate by another process is an error, not SIGBUS */
+  size_t mapping_size; /* bytes of address space mapped over the file at once */
+  size_t buffer_size;  /* bytes buffered before each write(2) on the buffered strategy */
+  int strategy;        /* an enum mapout_strategy */
+  int extension;       /* an enum mapout_extension */
+  /* nonzero: mapout::options' guard_faults; a store into a page the file lacks (truncated by
+   * another process, a full copy-on-write disk) is EIO or ENOSPC at the next call, not SIGBUS */
+  int guard_truncation;
   /* nonzero: mapout::options' atomic, write_if_changed and durable; they need mode "w" or "w+" */
   int atomic;
   int write_if_changed;
@@ -101,9 +103,14 @@ static inline int mapout_putc(int c, mapout_file* file) {
  * be in the file). */
 static inline size_t mapout_write(const void* data, size_t size, size_t count, mapout_file* file) {
   size_t bytes;
+#if defined(__GNUC__) || defined(__clang__)
+  const int overflows = __builtin_mul_overflow(size, count, &bytes);
+#else
+  const int overflows = count != 0 && size > (size_t)-1 / count;
+  bytes = size * count;
+#endif
   /* Strictly less: an empty window never reaches memcpy. */
-  if (!__builtin_mul_overflow(size, count, &bytes) && bytes != 0 &&
-      bytes < (size_t)(file->end - file->put)) {
+  if (!overflows && bytes != 0 && bytes < (size_t)(file->end - file->put)) {
     memcpy(file->put, data, bytes);
     file->put += bytes;
     return count;
