@@ -38,7 +38,7 @@ struct step {
 // `put` is the caller's cursor in current(): the bytes from current().begin up to it were
 // written. Or, after the caller moved its cursor itself, anywhere in seekable() or at its end:
 // then the bytes it wrote since the last call lie inside seekable(), or up to the end
-// take_stored() was given first. Each call leaves current().begin at the new cursor;
+// keep_stored_up_to() was given first. Each call leaves current().begin at the new cursor;
 // output_file hands the new window back to its caller.
 class backend {
  public:
@@ -52,7 +52,7 @@ class backend {
   virtual seek_range seekable() const noexcept { return {}; }
   // Before the call: the caller stored up to `end`, in current() from seekable()'s end on, and
   // moved its cursor back. Only a backend with a seekable() ever sees it.
-  virtual void take_stored(const char* end) noexcept { static_cast<void>(end); }
+  virtual void keep_stored_up_to(const char* end) noexcept { static_cast<void>(end); }
   virtual bool is_mapped() const noexcept = 0;
 
   // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.

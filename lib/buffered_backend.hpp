@@ -30,7 +30,7 @@ class buffered_backend final : public backend {
   // On a positioned file, the buffer's filled stretch: patching a length behind a record and
   // going back to the end become moves of the cursor (docs/decisions.md, "seeking buffer").
   seek_range seekable() const noexcept override;
-  void take_stored(const char* end) noexcept override { filled_ = filled(end); }
+  void keep_stored_up_to(const char* end) noexcept override { filled_ = filled(end); }
   bool is_mapped() const noexcept override { return false; }
   // Flattened: from a full buffer to write(2) in one frame (docs/decisions.md, "slow path").
   [[gnu::flatten]] step make_room(char* put, std::size_t wanted) noexcept override;

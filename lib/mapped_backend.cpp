@@ -85,7 +85,7 @@ void mapped_backend::claim_extent() noexcept {
   presence_.claim(extend_on_fault_ ? writer_presence::everything : guard_.extent());
 }
 
-void mapped_backend::take_cursor(char* put) noexcept {
+void mapped_backend::follow_cursor(char* put) noexcept {
   if (put == window_.begin) return;
   cursor_ = map_offset_ + static_cast<std::uint64_t>(put - map_);
   high_water_ = std::max(high_water_, cursor_);
@@ -139,7 +139,7 @@ bool mapped_backend::map_at(std::uint64_t offset, std::size_t length) noexcept {
   return true;
 }
 
-failure mapped_backend::take_guard_failure() noexcept {
+failure mapped_backend::record_guard_failure() noexcept {
   if (!file_.error) {
     if (failure why = guard_.failed()) file_.fail(why);
   }
@@ -175,7 +175,7 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
 }
 
 failure mapped_backend::open_window(std::size_t wanted) noexcept {
-  if (failure why = take_guard_failure()) return why;
+  if (failure why = record_guard_failure()) return why;
   if (!map_ || cursor_ < map_offset_ || cursor_ >= map_offset_ + map_length_) {
     if (failure why = move_mapping(cursor_)) return why;
   }
@@ -211,23 +211,23 @@ failure mapped_backend::extend(std::uint64_t needed) noexcept {
 }
 
 step mapped_backend::make_room(char* put, std::size_t wanted) noexcept {
-  take_cursor(put);
+  follow_cursor(put);
   return {open_window(wanted)};
 }
 
 step mapped_backend::write(char* put, const char* data, std::size_t size) noexcept {
-  take_cursor(put);
+  follow_cursor(put);
   while (size > 0) {
     if (window_.begin == window_.end) {
       if (failure why = open_window(size)) return {why};
     }
     const std::size_t chunk = std::min(size, static_cast<std::size_t>(window_.end - window_.begin));
     std::memcpy(window_.begin, data, chunk);
-    take_cursor(window_.begin + chunk);
+    follow_cursor(window_.begin + chunk);
     data += chunk;
     size -= chunk;
   }
-  return {take_guard_failure()};
+  return {record_guard_failure()};
 }
 
 std::int64_t mapped_backend::tell(const char* put) const noexcept {
@@ -237,7 +237,7 @@ std::int64_t mapped_backend::tell(const char* put) const noexcept {
 
 step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                           std::int64_t& position) noexcept {
-  take_cursor(put);
+  follow_cursor(put);
   position = -1;
   const std::uint64_t base = dir == std::ios_base::beg   ? 0
                              : dir == std::ios_base::cur ? cursor_
@@ -253,21 +253,21 @@ step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
 }
 
 failure mapped_backend::flush(char* put) noexcept {
-  take_cursor(put);
-  return take_guard_failure();
+  follow_cursor(put);
+  return record_guard_failure();
 }
 
 failure mapped_backend::publish(char* put) noexcept {
-  take_cursor(put);
-  if (failure why = take_guard_failure()) return why;
+  follow_cursor(put);
+  if (failure why = record_guard_failure()) return why;
   if (failure why = cut(high_water_, true, false)) return why;
   set_window(cursor_);
   return {};
 }
 
 failure mapped_backend::finish(char* put) noexcept {
-  take_cursor(put);
-  take_guard_failure();
+  follow_cursor(put);
+  record_guard_failure();
   std::uint64_t end = high_water_;
   const bool lost_stores = guard_.failed_at() < end;
   if (lost_stores) {

@@ -29,7 +29,7 @@ class mapped_backend final : public backend {
   bool is_mapped() const noexcept override { return true; }
   // The bytes written so far that the mapping holds.
   seek_range seekable() const noexcept override;
-  void take_stored(const char* end) noexcept override {
+  void keep_stored_up_to(const char* end) noexcept override {
     high_water_ = std::max(high_water_, map_offset_ + static_cast<std::uint64_t>(end - map_));
   }
   step make_room(char* put, std::size_t wanted) noexcept override;
@@ -46,7 +46,7 @@ class mapped_backend final : public backend {
                  bool extend_on_fault) noexcept;
   // Takes note of the caller's cursor: in the window, the bytes up to it were stored; in
   // seekable(), the caller moved it there. The window begins there and high_water_ covers it.
-  void take_cursor(char* put) noexcept;
+  void follow_cursor(char* put) noexcept;
   // Makes the window at cursor_ hold at least one byte, moving the mapping and extending.
   failure open_window(std::size_t wanted) noexcept;
   // Sets the window for the cursor within the current mapping and extent; empty outside them.
@@ -61,7 +61,7 @@ class mapped_backend final : public backend {
   failure extend(std::uint64_t needed) noexcept;
   mapped_stretch mapping() const noexcept { return {map_, map_offset_, map_length_}; }
   // Makes a store the SIGBUS handler could not serve the file's sticky failure.
-  failure take_guard_failure() noexcept;
+  failure record_guard_failure() noexcept;
   // See mapped_cut.hpp; a failure is the file's.
   failure cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
   // Tells the other writers what this one may store into now: its extent, or everything where a

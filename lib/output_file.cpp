@@ -13,7 +13,7 @@ using detail::failure;
 
 output_file::output_file() noexcept = default;
 output_file::output_file(output_file&& other) noexcept {
-  take_unless_held(other);
+  move_from_unless_held(other);
 }
 output_file& output_file::operator=(output_file&& other) noexcept {
   if (held_by_cursor()) {
@@ -21,11 +21,11 @@ output_file& output_file::operator=(output_file&& other) noexcept {
     return *this;
   }
   output_file old(std::move(*this));
-  take_unless_held(other);
+  move_from_unless_held(other);
   return *this;
 }
 
-void output_file::take_unless_held(output_file& other) noexcept {
+void output_file::move_from_unless_held(output_file& other) noexcept {
   if (!other.held_by_cursor()) {
     state_ = std::move(other.state_);
     return;
@@ -151,7 +151,7 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
   range = {};
   if ((ec = unavailable("seek"))) return -1;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   std::int64_t position = -1;
   ec = code_of(s.run(view, range, &detail::backend::seek, offset, dir, position));
   return position;
@@ -166,7 +166,7 @@ std::error_code output_file::flush(window& view, seek_range& range) noexcept {
   range = {};
   if (std::error_code ec = unavailable("flush")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   const failure why =
       s.opts.flush_publishes ? s.backend->publish(view.begin) : s.backend->flush(view.begin);
   s.give_view(view, range);
@@ -182,7 +182,7 @@ std::error_code output_file::publish(window& view, seek_range& range) noexcept {
   range = {};
   if (std::error_code ec = unavailable("publish")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   const failure why = s.backend->publish(view.begin);
   s.give_view(view, range);
   return code_of(why);
@@ -197,7 +197,7 @@ std::error_code output_file::persist(window& view, seek_range& range) noexcept {
   range = {};
   if (std::error_code ec = unavailable("persist")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   const failure why = s.backend->persist(view.begin);
   s.give_view(view, range);
   return code_of(why);
@@ -206,7 +206,7 @@ std::error_code output_file::persist(window& view, seek_range& range) noexcept {
 std::error_code output_file::close(window& view) noexcept {
   if (std::error_code ec = unavailable("close")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   // The buffer's write(2) moved the offset already; a mapping moves none.
   const std::int64_t cursor =
       s.taken_over && s.backend->is_mapped() ? s.backend->tell(view.begin) : -1;

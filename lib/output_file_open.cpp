@@ -3,9 +3,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "open_mode.hpp"
 #include "output_file_state.hpp"
 #include "strategy.hpp"
-#include "target.hpp"
 
 namespace mapout {
 namespace {

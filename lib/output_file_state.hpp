@@ -39,13 +39,13 @@ struct __attribute__((visibility("hidden"))) output_file::state {
 
   // What every call that takes the caller's window does first: its stores up to `put` are
   // compared, and those it moved its cursor back from are kept.
-  void take_view(const window& view) noexcept {
+  void note_stores(const window& view) noexcept {
     keep_stored(view);
     if (session) session->stored_up_to(view.begin);
   }
   // The bytes stored up to view.stored, which the caller moved its cursor back from.
   void keep_stored(const window& view) noexcept {
-    if (view.stored > view.begin) backend->take_stored(view.stored);
+    if (view.stored > view.begin) backend->keep_stored_up_to(view.stored);
   }
   // And last: the backend's window goes back to the caller, nothing stored in it yet, with where
   // it may move its cursor with no call.
@@ -95,7 +95,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   range = {};
   if (std::error_code ec = unavailable("write")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   return detail::code_of(s.run(view, range, &detail::backend::make_room, wanted));
 }
 
@@ -105,7 +105,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   range = {};
   if (std::error_code ec = unavailable("write")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   if (s.session) s.session->writes(data, size);
   return detail::code_of(s.run(view, range, &detail::backend::write, data, size));
 }

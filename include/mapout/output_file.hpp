@@ -158,7 +158,7 @@ class MAPOUT_API output_file {
   std::error_code open(const std::filesystem::path& path, int fd, std::ios_base::openmode mode,
                        const options& opts) noexcept;
   // Takes other's state, or, while a cursor holds other's window, a state that says so.
-  void take_unless_held(output_file& other) noexcept;
+  void move_from_unless_held(output_file& other) noexcept;
   // Returns EBUSY for a call made while a cursor holds the window; error_message() names it.
   std::error_code refuse(const char* operation) noexcept;
   std::string held_message() const;

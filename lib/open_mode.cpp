@@ -1,5 +1,5 @@
 // Opening: the rows of the std::basic_filebuf::open table that contain out or app.
-#include "target.hpp"
+#include "open_mode.hpp"
 
 #include <fcntl.h>
 
