@@ -43,16 +43,17 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   const bool others = mapped->presence_.join(file.fd.get());
   struct stat st;
   if (sys().fstat(file.fd.get(), &st) == 0) size = static_cast<std::uint64_t>(st.st_size);
+  mapped->decide_free_running(others);
   if (others) {
     // The size may hold another writer's extension past its bytes: only bytes are kept, and
     // only they are this writer's to store into until it extends.
     mapped->high_water_ = end_of_data(file.fd.get(), 0, size);
-    mapped->guard_.set_extent(extend_on_fault ? size : mapped->high_water_);
+    mapped->guard_.set_extent(mapped->high_water_);
   } else {
     mapped->high_water_ = size;
     mapped->guard_.set_extent(size);
     // Alone: what closed writers of an earlier session noted is stale.
-    if (sys().fstat(file.fd.get(), &st) == 0) forget_closed_end(st);
+    if (sys().fstat(file.fd.get(), &st) == 0) forget_closed_end(file.fd.get(), st);
   }
   mapped->claim_extent();
   mapped->presence_.unlock_sizes();
@@ -82,7 +83,11 @@ mapped_backend::~mapped_backend() {
 }
 
 void mapped_backend::claim_extent() noexcept {
-  presence_.claim(extend_on_fault_ ? writer_presence::everything : guard_.extent());
+  presence_.claim(free_running_ ? writer_presence::everything : guard_.extent());
+}
+
+void mapped_backend::decide_free_running(bool others) noexcept {
+  detail::decide_free_running(fd(), extend_on_fault_, high_water_, others, guard_, free_running_);
 }
 
 void mapped_backend::follow_cursor(char* put) noexcept {
@@ -155,7 +160,7 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
   }
   const std::uint64_t extent = guard_.extent();
   std::uint64_t limit = std::min(extent, map_end);
-  if (extend_on_fault_) {
+  if (free_running_) {
     // The stores past the file's end are what extends it, but only whole pages past it fault:
     // the rest of the page that holds an unaligned end takes stores silently, and the kernel
     // zeroes it when the file grows. There the window ends at the end, and open_window extends.
@@ -183,7 +188,7 @@ failure mapped_backend::open_window(std::size_t wanted) noexcept {
   const std::uint64_t needed =
       cursor_ + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), room);
   const std::uint64_t extent = guard_.extent();
-  if (needed > extent && (!extend_on_fault_ || extent % page_size() != 0)) {
+  if (needed > extent && (!free_running_ || extent % page_size() != 0)) {
     if (failure why = extend(needed)) return why;
   }
   if (pages_.populates()) pages_.populate(mapping(), guard_.extent(), cursor_, high_water_, needed);
@@ -194,13 +199,17 @@ failure mapped_backend::open_window(std::size_t wanted) noexcept {
 }
 
 failure mapped_backend::extend(std::uint64_t needed) noexcept {
+  presence_.lock_sizes();
+  if (extend_on_fault_) decide_free_running(presence_.others());
   const std::uint64_t extent = guard_.extent();
   std::uint64_t target = std::min(next_extent(extent, needed), largest_offset);
-  if (needed > target) return file_.fail({EFBIG, "extend"});
+  if (needed > target) {
+    presence_.unlock_sizes();
+    return file_.fail({EFBIG, "extend"});
+  }
   const std::uint64_t minimal = std::min(page_ceiling(needed), target);
   // On the SIGBUS extension the file must end on a page boundary: see set_window.
   if (extend_on_fault_) target = page_ceiling(target);
-  presence_.lock_sizes();
   const extension_result result =
       extend_file(fd(), {extent, page_floor(cursor_), minimal, target, extend_on_fault_});
   // Where another writer made the file longer, only the bytes asked for are this one's.
@@ -285,8 +294,9 @@ failure mapped_backend::finish(char* put) noexcept {
 }
 
 failure mapped_backend::cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept {
-  const failure why = cut_extension({fd(), presence_, guard_, pages_, extend_on_fault_}, end,
-                                    keep_bytes_past_end, closing);
+  const failure why =
+      cut_extension({fd(), presence_, guard_, pages_, extend_on_fault_, high_water_, free_running_},
+                    end, keep_bytes_past_end, closing);
   return why ? file_.fail(why) : why;
 }
 
@@ -295,7 +305,7 @@ void mapped_backend::assert_invariant() const noexcept {
   assert(window_.begin == window_.end ||
          (map_ && window_.begin >= map_ && window_.end <= map_ + map_length_ &&
           cursor_ == map_offset_ + static_cast<std::uint64_t>(window_.begin - map_)));
-  assert(window_.begin == window_.end || extend_on_fault_ ||
+  assert(window_.begin == window_.end || free_running_ ||
          map_offset_ + static_cast<std::uint64_t>(window_.end - map_) <= guard_.extent());
 }
 

@@ -64,19 +64,21 @@ class mapped_backend final : public backend {
   failure record_guard_failure() noexcept;
   // See mapped_cut.hpp; a failure is the file's.
   failure cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
-  // Tells the other writers what this one may store into now: its extent, or everything where a
-  // store past the file's end extends it with no call to take the claim first.
+  // Tells the other writers what this one may store into now: its extent, or everything while it
+  // runs free, where a store past the extent lands with no call to take the claim first.
   void claim_extent() noexcept;
+  // See mapped_cut.hpp's decide_free_running; call with the sizes locked.
+  void decide_free_running(bool others) noexcept;
   void assert_invariant() const noexcept;
 
   // Invariant, between calls (assert_invariant):
   // - map_ is null, or maps map_length_ bytes of the file from map_offset_, a page boundary:
   //   mapping_size_ (the moving window), or at least every byte laid out (from offset 0);
   // - window_ is empty, or lies inside the mapping with cursor_ the file offset of window_.begin,
-  //   and ends at or before the extent (ahead), or at the mapping's end only when the extent is
-  //   a page boundary or behind the cursor's page (on_fault: only whole pages past it fault).
+  //   and ends at or before the extent, or, running free, at the mapping's end only when the
+  //   extent is a page boundary or behind the cursor's page (only whole pages past it fault).
   // The extent, guard_.extent() whether or not the guard is armed, is what this writer may store
-  // into: the file is at least that long, and presence_ claims it (on_fault: everything).
+  // into: the file is at least that long, and presence_ claims it (running free: everything).
   std::size_t mapping_size_;
   char* map_ = nullptr;
   std::uint64_t map_offset_ = 0;
@@ -85,7 +87,8 @@ class mapped_backend final : public backend {
   // At least every offset written, and the file's size at open unless another writer held the
   // file then (its extension may be part of that size): then the end of the non-zero bytes it had.
   std::uint64_t high_water_;
-  bool extend_on_fault_;  // extension::on_fault: the window spans the whole mapping
+  bool extend_on_fault_;       // extension::on_fault: the SIGBUS handler may extend the file
+  bool free_running_ = false;  // on_fault and alone: the window spans the whole mapping
   // The window ends where the populated pages end while pages_.populates().
   page_population pages_;
   writer_presence presence_;

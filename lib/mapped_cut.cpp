@@ -21,18 +21,22 @@ failure cut_locked(const cut_parts& parts, std::uint64_t end, bool keep_bytes_pa
   if (sys().fstat(parts.fd, &st) != 0) return errno_failure("fstat");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const bool others = parts.presence.others();
-  const std::uint64_t closed_before = closed_end(st);
+  const std::uint64_t closed_before = closed_end(parts.fd, st);
   if (closing) {
     // The last one to close must keep this one's bytes, though some may be zeros.
     if (others) {
-      note_closed_end(st, end);
+      note_closed_end(parts.fd, st, end);
     } else {
-      forget_closed_end(st);
+      forget_closed_end(parts.fd, st);
     }
   }
   parts.pages.halt();
+  if (!closing) {
+    decide_free_running(parts.fd, parts.extend_on_fault, parts.high_water, others, parts.guard,
+                        parts.free_running);
+  }
   // From here on this writer stores only up to `end` without extending.
-  if (!closing && !parts.extend_on_fault) {
+  if (!closing && !parts.free_running) {
     parts.guard.set_extent(std::min(parts.guard.extent(), end));
     parts.presence.claim(parts.guard.extent());
   }
@@ -51,6 +55,18 @@ failure cut_locked(const cut_parts& parts, std::uint64_t end, bool keep_bytes_pa
 }
 
 }  // namespace
+
+void decide_free_running(int fd, bool extend_on_fault, std::uint64_t high_water, bool others,
+                         sigbus_guard& guard, bool& free_running) noexcept {
+  if (!extend_on_fault) return;
+  struct stat st;
+  // Stores made running free may lie past the extent, in pages another writer added.
+  if (free_running && others && sys().fstat(fd, &st) == 0) {
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    guard.set_extent(std::max(guard.extent(), std::min(high_water, size)));
+  }
+  free_running = !others;
+}
 
 failure cut_extension(const cut_parts& parts, std::uint64_t end, bool keep_bytes_past_end,
                       bool closing) noexcept {

@@ -19,7 +19,15 @@ struct cut_parts {
   sigbus_guard& guard;  // its extent: what this writer may store into
   page_population& pages;
   bool extend_on_fault;
+  std::uint64_t high_water;  // the end of every byte written
+  bool& free_running;        // see decide_free_running
 };
+
+// Whether an on_fault writer may run free from here on: only while no other writer holds the
+// file, since a page another writer added past its extent would take its stores with no fault.
+// Call with the sizes locked.
+void decide_free_running(int fd, bool extend_on_fault, std::uint64_t high_water, bool others,
+                         sigbus_guard& guard, bool& free_running) noexcept;
 
 // Cuts what the file holds past `end`, this writer's last byte, but never below what another
 // writer claims (or a forked copy of this one), nor below what writers of this process that

@@ -3,10 +3,12 @@
 #include "writer_presence.hpp"
 
 #include <fcntl.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <mutex>
 
@@ -58,10 +60,43 @@ closed_writer* find_closed(const struct stat& file) noexcept {
   return nullptr;
 }
 
+// Where writers of other processes find the largest end noted, in decimal. The calls leave
+// errno as they found it: none of their failures is the stream's.
+constexpr char end_attribute[] = "user.mapout.end";
+
+std::uint64_t attribute_end(int fd) noexcept {
+  const int saved_errno = errno;
+  char text[24];
+  const ssize_t length = ::fgetxattr(fd, end_attribute, text, sizeof text);
+  errno = saved_errno;
+  if (length <= 0) return 0;
+  std::uint64_t end = 0;
+  const std::from_chars_result read = std::from_chars(text, text + length, end);
+  return read.ec == std::errc() && read.ptr == text + length ? end : 0;
+}
+
+void note_attribute_end(int fd, std::uint64_t end) noexcept {
+  if (attribute_end(fd) >= end) return;
+  const int saved_errno = errno;
+  char text[24];
+  const std::to_chars_result written = std::to_chars(text, text + sizeof text, end);
+  // Refused (no user attributes here, or no room): the table and the bytes are what is left.
+  static_cast<void>(
+      ::fsetxattr(fd, end_attribute, text, static_cast<std::size_t>(written.ptr - text), 0));
+  errno = saved_errno;
+}
+
+void forget_attribute_end(int fd) noexcept {
+  const int saved_errno = errno;
+  static_cast<void>(::fremovexattr(fd, end_attribute));
+  errno = saved_errno;
+}
+
 }  // namespace
 
-void note_closed_end(const struct stat& file, std::uint64_t end) noexcept {
+void note_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcept {
   if (end == 0) return;
+  note_attribute_end(fd, end);
   const std::lock_guard<std::mutex> hold(closed_writers_lock);
   if (closed_writer* slot = find_closed(file)) {
     slot->end = std::max(slot->end, end);
@@ -75,13 +110,15 @@ void note_closed_end(const struct stat& file, std::uint64_t end) noexcept {
   }
 }
 
-std::uint64_t closed_end(const struct stat& file) noexcept {
+std::uint64_t closed_end(int fd, const struct stat& file) noexcept {
+  const std::uint64_t noted = attribute_end(fd);
   const std::lock_guard<std::mutex> hold(closed_writers_lock);
   const closed_writer* slot = find_closed(file);
-  return slot ? slot->end : 0;
+  return std::max(noted, slot ? slot->end : 0);
 }
 
-void forget_closed_end(const struct stat& file) noexcept {
+void forget_closed_end(int fd, const struct stat& file) noexcept {
+  forget_attribute_end(fd);
   const std::lock_guard<std::mutex> hold(closed_writers_lock);
   if (closed_writer* slot = find_closed(file)) slot->end = 0;
 }

@@ -17,7 +17,8 @@ namespace mapout::detail {
 
 class writer_presence {
  public:
-  // What a writer claims when it stores wherever its mapping reaches (extension::on_fault).
+  // What a writer claims while it stores wherever its mapping reaches (extension::on_fault,
+  // running free).
   static constexpr std::uint64_t everything = std::numeric_limits<std::uint64_t>::max();
 
   // Takes the locks for the writer of `fd` on an open file description of the file's own
@@ -59,13 +60,16 @@ class writer_presence {
   bool sizes_locked_ = false;
 };
 
-// The ends of the bytes that writers of this process wrote into a file, `file` by device and
-// inode, and closed while another writer still held it: the last one to close cuts no shorter,
-// since the bytes it cannot see as data may be zeros. Bounded: where the table is full, a close
-// keeps what is not zero, as without it.
-void note_closed_end(const struct stat& file, std::uint64_t end) noexcept;
-// The largest end noted for `file`, or 0.
-std::uint64_t closed_end(const struct stat& file) noexcept;
-void forget_closed_end(const struct stat& file) noexcept;
+// The ends of the bytes that writers wrote into a file, `file` by device and inode, open as `fd`,
+// and closed while another writer still held it: the last one to close cuts no shorter, since
+// the bytes it cannot see as data may be zeros. Kept in the file's extended attribute
+// user.mapout.end, for writers of every process, and in a table for those of this one. Where the
+// file system refuses the attribute, writers of other processes see only what is not zero; where
+// the table is full, those of this one. Call with the sizes locked.
+void note_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcept;
+// The largest end noted for the file, or 0.
+std::uint64_t closed_end(int fd, const struct stat& file) noexcept;
+// Forgets the ends, once no writer holds the file: none is left on it.
+void forget_closed_end(int fd, const struct stat& file) noexcept;
 
 }  // namespace mapout::detail

@@ -3,6 +3,7 @@
 // must hold what two std::ofstream make of the same calls.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -69,11 +70,13 @@ mapout::options with_flush_publishes(mapout::options opts, bool flush_publishes)
 
 // A writes lines from offset 0, showing each; at a random line a child process B opens the file,
 // writes at `far` in pieces and closes, while A goes on; A closes before or after B. Returns ""
-// or what failed; `expected` gets what two std::ofstream make of it.
+// or what failed; `expected` gets what two std::ofstream make of it. With `b_ends_in_zeros`, B's
+// last piece ends in zeros.
 std::string write_while_another_joins(const std::filesystem::path& path,
                                       const std::filesystem::path& expected,
                                       const mapout::options& opts, const mapout::options& b_opts,
-                                      bool flush_publishes, unsigned seed) {
+                                      bool flush_publishes, unsigned seed,
+                                      bool b_ends_in_zeros = false) {
   constexpr std::size_t far = 100000;
   std::mt19937 random(seed);
   const std::size_t lines = 50 + random() % 300;
@@ -86,6 +89,7 @@ std::string write_while_another_joins(const std::filesystem::path& path,
   std::vector<std::string> b_pieces(1 + random() % 6);
   for (std::string& piece : b_pieces) piece = pattern(1 + random() % 20000, 7);
   const unsigned b_seed = static_cast<unsigned>(random());
+  if (b_ends_in_zeros) b_pieces.back() += std::string(1 + random() % 9000, '\0');
   {
     std::ofstream a(expected, std::ios::out | std::ios::binary);
     for (const std::string& line : a_lines) a << line;
@@ -142,6 +146,7 @@ std::string write_while_another_joins(const std::filesystem::path& path,
   ::close(says[0]);
   if (mapout::test::wait_for(b_pid) != 0 && failed.empty()) failed = "B did not exit with 0";
   if (!failed.empty()) return failed;
+  if (::getxattr(path.c_str(), "user.mapout.end", nullptr, 0) >= 0) return "an end was left";
   const std::string same = same_bytes(path, read_file(expected));
   return same == "ok" ? "" : same;
 }
@@ -163,8 +168,29 @@ TEST(ForkedWriter, BytesOfAWriterThatJoinedAndClosedSurviveTheOthersPublishes) {
   }
 }
 
-// A writer that extends on faults claims everything while it is open: with one of each, the
-// other's publishes cut nothing of it, and its own cuts keep the other's claim.
+// Zeros are bytes written: B's last bytes are zeros past A's end, which no page shows as data,
+// and A, in another process, closes after B (or B after A) without cutting them.
+TEST(ForkedWriter, ZerosAtTheEndOfAWriterThatClosedSurviveTheOthersClose) {
+  temp_dir dir;
+  for (const auto& mode : every_mapped_mode()) {
+    for (const bool flush_publishes : {false, true}) {
+      SCOPED_TRACE(std::string(mode.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
+      expect_ok(run_in_child([&]() -> std::string {
+        for (unsigned seed = 1; seed <= 15; ++seed) {
+          const std::string failed =
+              write_while_another_joins(dir / "zeros.log", dir / "expected", mode.opts, mode.opts,
+                                        flush_publishes, seed, true);
+          if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
+        }
+        return "ok";
+      }));
+    }
+  }
+}
+
+// A writer that extends on faults and one that extends ahead: the on_fault writer's stores made
+// running free, before it found the other, and its claim since, survive the other's cuts, and its
+// own cuts keep the other's claim.
 TEST(ForkedWriter, WritersOfBothExtensionModesLoseNothing) {
   temp_dir dir;
   mapout::options on_fault = mapout::test::mapped();
@@ -223,23 +249,24 @@ TEST(TwoStreams, APublishKeepsTheExtensionTheOtherWriterStoresInto) {
 
 // Two writers of one process, each at its own offset, each showing every write: after each, a
 // reader finds the size and the bytes that two std::ofstream give, never an extension's zeros.
-std::string show_every_write(const std::filesystem::path& dir, const mapout::options& opts,
-                             bool flush_publishes, unsigned seed) {
+// With `first_shows_first`, the first step is the first writer's.
+std::string show_every_write(const std::filesystem::path& dir, const mapout::options& first_opts,
+                             const mapout::options& second_opts, bool flush_publishes,
+                             bool first_shows_first, unsigned seed) {
   std::mt19937 random(seed);
   const std::size_t second_at = random() % 200000;
   const std::filesystem::path path = dir / "shown";
   const std::filesystem::path expected = dir / "expected";
   write_file(path, "");
   write_file(expected, "");
-  const mapout::options shown = with_flush_publishes(opts, flush_publishes);
-  mapout::ostream first(path, in_out, shown);
-  mapout::ostream second(path, in_out, shown);
+  mapout::ostream first(path, in_out, with_flush_publishes(first_opts, flush_publishes));
+  mapout::ostream second(path, in_out, with_flush_publishes(second_opts, flush_publishes));
   std::ofstream first_std(expected, in_out);
   std::ofstream second_std(expected, in_out);
   second.seekp(static_cast<std::streamoff>(second_at));
   second_std.seekp(static_cast<std::streamoff>(second_at));
   for (unsigned step = 0; step < 80; ++step) {
-    const bool to_first = random() % 2 == 0;
+    const bool to_first = random() % 2 == 0 || (step == 0 && first_shows_first);
     // Now and then a piece that outgrows the first extension.
     const std::size_t size = random() % 8 == 0 ? 70000 + random() % 70000 : 1 + random() % 300;
     const std::string piece = pattern(size, step);
@@ -272,7 +299,38 @@ TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlush) {
       SCOPED_TRACE(std::string(mode.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
       expect_ok(run_in_child([&]() -> std::string {
         for (unsigned seed = 1; seed <= 4; ++seed) {
-          const std::string failed = show_every_write(dir.path(), mode.opts, flush_publishes, seed);
+          const std::string failed =
+              show_every_write(dir.path(), mode.opts, mode.opts, flush_publishes, false, seed);
+          if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
+        }
+        return "ok";
+      }));
+    }
+  }
+}
+
+// An on_fault writer that finds another writer at an extension or a publish stops running free:
+// its window ends at its extent and it claims only that, so the other's publishes cut back to
+// the bytes. The first writer opened alone, so it runs free until its first step.
+TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlushWithOnFaultWriters) {
+  temp_dir dir;
+  mapout::options on_fault = mapout::test::mapped();
+  on_fault.extension = mapout::extension::on_fault;
+  const mapout::options ahead = mapout::test::mapped();
+  const struct {
+    const char* name;
+    mapout::options first;
+    mapout::options second;
+  } pairs[] = {{"on_fault and on_fault", on_fault, on_fault},
+               {"on_fault and ahead", on_fault, ahead},
+               {"ahead and on_fault", ahead, on_fault}};
+  for (const auto& pair : pairs) {
+    for (const bool flush_publishes : {false, true}) {
+      SCOPED_TRACE(std::string(pair.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
+      expect_ok(run_in_child([&]() -> std::string {
+        for (unsigned seed = 1; seed <= 4; ++seed) {
+          const std::string failed =
+              show_every_write(dir.path(), pair.first, pair.second, flush_publishes, true, seed);
           if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
         }
         return "ok";

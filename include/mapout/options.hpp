@@ -25,7 +25,9 @@ enum class extension {
   // std::ofstream and the buffer leave holes (docs/decisions.md, "holes").
   ahead,
   // The window spans the mapping; mapout's SIGBUS handler extends the file when a store passes
-  // its end, so the writer checks no limit. A thread that blocks SIGBUS cannot open it.
+  // its end, so the writer checks no limit. A thread that blocks SIGBUS cannot open it. Once the
+  // writer finds another writer of the file (at its open, an extension or a publish), it works
+  // as `ahead` without populating, so that the other's publishes can cut back to the bytes.
   on_fault,
   on_sigbus [[deprecated("use extension::on_fault")]] = on_fault,
 };
