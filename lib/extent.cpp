@@ -1,21 +1,21 @@
-// Extending with fallocate rather than ftruncate: it costs nothing measurable more and turns a
-// full disk into ENOSPC from the extension instead of a SIGBUS from a store into a hole
+// Extending by reserving blocks rather than by ftruncate: it costs nothing measurable more and
+// turns a full disk into ENOSPC from the extension instead of a SIGBUS from a store into a hole
 // (docs/decisions.md, "fallocate").
 #include "extent.hpp"
 
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 
+#include "platform/platform.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
 namespace {
 
-// The file's size now: a failed fallocate may have grown it part of the way.
+// The file's size now: a failed reservation may have grown it part of the way.
 std::uint64_t size_of(int fd, std::uint64_t otherwise) noexcept {
   struct stat st;
   return sys().fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : otherwise;
@@ -31,16 +31,11 @@ extension_result grow(int fd, std::uint64_t extent, std::uint64_t from,
     extent = from;
   }
   if (target <= extent) return {{}, extent};
-  if (retry_on_eintr(sys().fallocate, fd, 0, static_cast<off_t>(extent),
-                     static_cast<off_t>(target - extent)) == 0) {
-    return {{}, target};
-  }
-  // Without fallocate (some file systems, or ENOSYS under old kernels and seccomp filters), a
-  // hole is the best there is: the full disk then shows at the store, caught only by the guard.
-  if (errno != EOPNOTSUPP && errno != ENOSYS) {
-    const failure why = errno_failure("fallocate");
-    return {why, size_of(fd, extent)};
-  }
+  const failure reserved = platform::reserve(fd, extent, target - extent);
+  if (!reserved) return {{}, target};
+  // Where the file cannot reserve, a hole is the best there is: the full disk then shows at the
+  // store, caught only by the guard.
+  if (reserved.error != ENOTSUP) return {reserved, size_of(fd, extent)};
   if (retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(target)) == 0) return {{}, target};
   const failure why = errno_failure("ftruncate");
   return {why, size_of(fd, extent)};

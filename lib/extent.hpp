@@ -38,14 +38,14 @@ struct extension_request {
   std::uint64_t target;
   // For a writer whose stores past the end fault (extension::on_fault), the file must end on a
   // page boundary: the part of a page past an unaligned end takes stores silently. A failure then
-  // leaves the file at `extent`, undoing what a failed fallocate grew. Otherwise a failure keeps
+  // leaves the file at `extent`, undoing what a failed reservation grew. Otherwise a failure keeps
   // what it grew, and EFBIG for `minimal` grows to RLIMIT_FSIZE itself: every byte that fits.
   bool whole_pages = false;
 };
 
-// Reserves with fallocate where the file system can (ftruncate where it says EOPNOTSUPP, leaving
-// holes). Only system calls through sys(), no allocation, errno left as found: safe to call from
-// the SIGBUS handler.
+// Reserves the blocks where the file system can (platform::reserve; ftruncate where it cannot,
+// leaving holes). Only system calls through sys(), no allocation, errno left as found: safe to
+// call from the SIGBUS handler.
 extension_result extend_file(int fd, const extension_request& request) noexcept;
 
 }  // namespace mapout::detail

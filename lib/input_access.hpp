@@ -11,9 +11,9 @@
 namespace mapout::detail {
 
 struct input_access {
-  // As mapped_input::open, but an input that cannot be mapped (a pipe, a device, /proc, a file
-  // with no room in the address space) is left open and unread, for the caller to read as it
-  // consumes it: is_mapped() is false and size() is 0.
+  // As mapped_input::open, but an input that cannot be mapped (a pipe, a device, a special file,
+  // a file with no room in the address space) is left open and unread, for the caller to read as
+  // it consumes it: is_mapped() is false and size() is 0.
   static std::error_code open_unread(mapped_input& input, const std::filesystem::path& path,
                                      access advice) noexcept;
   // The open descriptor, or -1.

@@ -3,17 +3,15 @@
 #include "mapout/input.hpp"
 
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
-#include <cstdio>
 #include <new>
 
 #include "error_text.hpp"
 #include "input_access.hpp"
+#include "platform/platform.hpp"
 #include "read_all.hpp"
 #include "sigbus_guard.hpp"
 #include "sys.hpp"
@@ -42,25 +40,6 @@ int advice_of(access advice) noexcept {
       break;
   }
   return MADV_NORMAL;
-}
-
-// True when `length` bytes cannot fit beside what the process has mapped already, under
-// RLIMIT_AS or the 128 TiB a process may address on x86-64: mmap's ENOMEM then means the file is
-// too large, not that memory is short.
-bool exceeds_free_address_space(std::uint64_t length) noexcept {
-  std::uint64_t limit = std::uint64_t{1} << 47;
-  struct rlimit address_space;
-  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY &&
-      address_space.rlim_cur < limit) {
-    limit = address_space.rlim_cur;
-  }
-  unsigned long long pages = 0;
-  if (std::FILE* statm = std::fopen("/proc/self/statm", "re")) {
-    if (std::fscanf(statm, "%llu", &pages) != 1) pages = 0;
-    std::fclose(statm);
-  }
-  const std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  return used >= limit || length > limit - used;
 }
 
 }  // namespace
@@ -146,7 +125,7 @@ failure mapped_input::state::open_file(const char* file, access advice,
   if (length > PTRDIFF_MAX) {
     return read_unmappable ? failure{EFBIG, larger_than_the_address_space} : failure{};
   }
-  // An empty regular file may be a /proc file whose size says nothing; reading finds out. A
+  // An empty regular file may be a special file whose size says nothing; reading finds out. A
   // thread that blocks SIGBUS would die at a fault the guard cannot catch.
   if (length > 0 && detail::kind_of(fd.get()) != detail::target_kind::unmappable &&
       !detail::sigbus_blocked()) {
@@ -164,7 +143,9 @@ failure mapped_input::state::open_file(const char* file, access advice,
 failure mapped_input::state::map_file(std::size_t length, access advice) noexcept {
   void* const address = detail::sys().mmap(nullptr, length, PROT_READ, MAP_SHARED, fd.get(), 0);
   if (address == MAP_FAILED) {
-    if (errno == ENOMEM && exceeds_free_address_space(length)) {
+    // Where the file cannot fit beside what the process has mapped already, ENOMEM means that
+    // it is too large, not that memory is short.
+    if (errno == ENOMEM && length > detail::platform::free_address_space()) {
       return {ENOMEM, larger_than_the_address_space};
     }
     return detail::errno_failure("map");

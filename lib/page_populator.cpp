@@ -1,13 +1,11 @@
-// The populating thread: one MADV_POPULATE_WRITE per chunk, so that a writer that catches up
-// waits for at most one chunk, and a halt too.
+// The populating thread: one populating call per chunk, so that a writer that catches up waits
+// for at most one chunk, and a halt too.
 #include "page_populator.hpp"
-
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <new>
 
-#include "sys.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -70,11 +68,10 @@ bool page_populator::populate_chunk(std::unique_lock<std::mutex>& lock) noexcept
   claimed_ = to;
   ++in_flight_;
   lock.unlock();
-  const int result = retry_on_eintr(sys().madvise, static_cast<void*>(from),
-                                    static_cast<std::size_t>(to - from), MADV_POPULATE_WRITE);
+  const bool populated = platform::populate_for_writing(from, static_cast<std::size_t>(to - from));
   lock.lock();
   --in_flight_;
-  if (result != 0) {
+  if (!populated) {
     failed_ = true;
   } else if (from == done_) {
     done_ = to == early_begin_ ? early_end_ : to;

@@ -21,7 +21,7 @@ class page_populator {
   void restart(char* begin) noexcept;
   // Asks for the pages up to `target` and returns once those up to `needed` are populated,
   // populating pages further on itself while it waits. Returns how far the pages are populated,
-  // or null once MADV_POPULATE_WRITE failed.
+  // or null once populating failed (platform::populate_for_writing).
   char* populate(char* needed, char* target) noexcept;
   // Waits until no page is being populated and asks for no more: before the mapping is unmapped
   // or the file cut.

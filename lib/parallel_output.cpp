@@ -15,6 +15,7 @@
 #include "backend.hpp"
 #include "error_text.hpp"
 #include "parallel_join.hpp"
+#include "platform/platform.hpp"
 #include "replace_session.hpp"
 
 namespace mapout {
@@ -177,9 +178,8 @@ class parallel_output::impl {
       slot.stream.open(slot.stream_path, std::ios_base::out, in_place_options(opts_));
       return;
     }
-    slot.memory = detail::descriptor(detail::sys().memfd_create("mapout part", MFD_CLOEXEC));
-    if (!slot.memory) {
-      slot.memory_failure = detail::errno_failure("memfd_create");
+    slot.memory_failure = detail::platform::create_memory_file(slot.memory);
+    if (slot.memory_failure) {
       slot.stream.setstate(std::ios_base::failbit);
       return;
     }

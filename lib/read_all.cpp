@@ -7,7 +7,7 @@
 namespace mapout::detail {
 namespace {
 
-// The first allocation when the size is unknown, as for a pipe or a /proc file.
+// The first allocation when the size is unknown, as for a pipe or a special file.
 constexpr std::size_t unknown_size_start = std::size_t{64} << 10;
 // An endless input (/dev/zero) ends here too.
 constexpr char no_memory[] = "read (no memory for the whole input)";

@@ -1,5 +1,5 @@
-// Replacing a file through a temporary: O_TMPFILE, then linkat(2) to a hidden name and renameat(2)
-// over the target, since linkat cannot replace an existing file.
+// Replacing a file through a temporary: an unnamed one where the system makes it, then linked to a
+// hidden name and renamed over the target, since a link cannot replace an existing file.
 #include "replacement.hpp"
 
 #include <fcntl.h>
@@ -8,11 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <cstdio>
 #include <new>
 #include <random>
 
-#include "kernel_rules.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -30,8 +29,8 @@ std::string directory_of(const std::string& path) {
 }
 
 // The path a chain of final symbolic links leads to; `path` itself when it is no link or does not
-// exist (opening would create it there). Each link is one fs.protected_symlinks lets us follow:
-// where the chain ends in no file, the kernel's open could not check it.
+// exist (opening would create it there). Each link is one the system's rules let us follow
+// (platform::may_follow): where the chain ends in no file, the kernel's open could not check it.
 failure follow_final_links(std::string& path) {
   for (int followed = 0; followed < most_links_followed; ++followed) {
     struct stat link;
@@ -43,7 +42,7 @@ failure follow_final_links(std::string& path) {
     if (sys().fstatat(AT_FDCWD, directory_of(path).c_str(), &directory, 0) != 0) {
       return errno_failure("open");
     }
-    if (!may_follow(link, directory)) return {EACCES, "open"};
+    if (!platform::may_follow(link, directory)) return {EACCES, "open"};
     char target[PATH_MAX];
     const ssize_t length = sys().readlink(path.c_str(), target, sizeof target);
     if (length < 0) return errno_failure("readlink");
@@ -90,9 +89,7 @@ failure replacement::create(const char* path, std::unique_ptr<replacement>& out,
     if (failure why = r.create_temporary(temporary)) return why;
     if (r.target_exists_) {
       // Held without write access: a file open for writing cannot be executed (ETXTBSY).
-      r.target_file_ =
-          descriptor(retry_on_eintr(sys().openat, r.directory_.get(), r.target_name_.c_str(),
-                                    O_PATH | O_NOFOLLOW | O_CLOEXEC, mode_t{0}));
+      r.target_file_ = platform::hold(r.directory_.get(), r.target_name_.c_str());
       struct stat held;
       if (!r.target_file_ || sys().fstat(r.target_file_.get(), &held) != 0 ||
           !same_inode(held, r.target_)) {
@@ -123,8 +120,8 @@ failure replacement::find_target(const descriptor& opened) noexcept {
   struct stat directory;
   if (sys().fstat(directory_.get(), &directory) != 0) return errno_failure("fstat");
   if (directory.st_mode & S_ISVTX) {
-    // fs.protected_regular judges opens that may create, as std::ofstream's does, of a file that
-    // exists in a sticky directory: open it so once more, where it is.
+    // A system may judge opens that may create, as std::ofstream's does, of a file that exists in
+    // a sticky directory (Linux's protected files): open it so once more, where it is.
     const descriptor creating(retry_on_eintr(
         sys().open, target_path_.c_str(),
         O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, mode_t{0666}));
@@ -135,7 +132,7 @@ failure replacement::find_target(const descriptor& opened) noexcept {
     }
   }
   // Known now rather than at close, after all the work.
-  if (!may_replace(target_, directory)) return {EPERM, "replace"};
+  if (!platform::may_replace(target_, directory)) return {EPERM, "replace"};
   return {};
 }
 
@@ -143,14 +140,10 @@ failure replacement::create_temporary(descriptor& temporary) noexcept {
   // The temporary's bits until close are never more than the final file's owner bits. An unnamed
   // temporary for a new file takes 0666 and the umask (or the directory's default ACL) as
   // std::ofstream's file would: no one can open it before it is named at close.
-  temporary =
-      descriptor(retry_on_eintr(sys().openat, directory_.get(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC,
-                                target_exists_ ? target_.st_mode & 0600 : mode_t{0666}));
-  // File systems without O_TMPFILE refuse it with EOPNOTSUPP, or EISDIR on kernels that do not
-  // know the flag.
-  if (!temporary && errno != EOPNOTSUPP && errno != EISDIR) return errno_failure("open temporary");
-  if (temporary) return {};
-  if (!target_exists_) new_mode_ = new_file_mode();
+  const failure unnamed = platform::create_unnamed_temporary(
+      directory_.get(), target_exists_ ? target_.st_mode & 0600 : mode_t{0666}, temporary);
+  if (unnamed.error != ENOTSUP) return unnamed;
+  if (!target_exists_) new_mode_ = platform::new_file_mode();
   const mode_t private_mode = (target_exists_ ? target_.st_mode : new_mode_) & 0600;
   if (failure why = make_unique_name([&](const char* name) {
         temporary = descriptor(retry_on_eintr(sys().openat, directory_.get(), name,
@@ -171,11 +164,7 @@ bool replacement::target_untouched() const noexcept {
   struct stat now;
   struct stat named;
   return sys().fstat(target_file_.get(), &now) == 0 && now.st_nlink > 0 &&
-         same_inode(now, target_) && now.st_size == target_.st_size &&
-         now.st_mtim.tv_sec == target_.st_mtim.tv_sec &&
-         now.st_mtim.tv_nsec == target_.st_mtim.tv_nsec &&
-         now.st_ctim.tv_sec == target_.st_ctim.tv_sec &&
-         now.st_ctim.tv_nsec == target_.st_ctim.tv_nsec &&
+         platform::same_version(now, target_) &&
          sys().fstatat(directory_.get(), target_name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
          same_inode(named, target_);
 }
@@ -225,14 +214,8 @@ failure replacement::make_unique_name(Make make) noexcept {
 
 failure replacement::link(int temporary) noexcept {
   if (!temporary_name_.empty()) return {};
-  return make_unique_name([&](const char* name) {
-    if (sys().linkat(temporary, "", directory_.get(), name, AT_EMPTY_PATH) == 0) return true;
-    // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the descriptor's /proc link does not.
-    if (errno != ENOENT && errno != EPERM) return false;
-    char proc_path[64];
-    std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", temporary);
-    return sys().linkat(AT_FDCWD, proc_path, directory_.get(), name, AT_SYMLINK_FOLLOW) == 0;
-  });
+  return make_unique_name(
+      [&](const char* name) { return platform::link_unnamed(temporary, directory_.get(), name); });
 }
 
 failure replacement::rename(bool durable) noexcept {

@@ -14,10 +14,10 @@ namespace mapout::detail {
 class replacement {
  public:
   // Opens the file `path` names for writing as std::ofstream would, but creating and truncating
-  // nothing, so that the kernel decides (permissions, fs.protected_symlinks and
-  // fs.protected_regular) and its errno is the open's; refuses what rename(2) will refuse; and
-  // makes a temporary in the file's directory, open for reading and writing, in `temporary`:
-  // unnamed (O_TMPFILE) where the file system can, ".<name>.mapout-XXXXXX" otherwise, never more
+  // nothing, so that the kernel decides (permissions, and rules such as Linux's protected links
+  // and files) and its errno is the open's; refuses what rename(2) will refuse; and makes a
+  // temporary in the file's directory, open for reading and writing, in `temporary`: unnamed
+  // where the system and file system can, ".<name>.mapout-XXXXXX" otherwise, never more
   // accessible than the final file.
   static failure create(const char* path, std::unique_ptr<replacement>& out,
                         descriptor& temporary) noexcept;
@@ -65,8 +65,8 @@ class replacement {
   std::string temporary_name_;  // empty while the temporary has no name
   bool target_exists_ = false;
   struct stat target_ = {};
-  descriptor target_file_;  // O_PATH, so that its inode is not reused and is not held for writing
-  mode_t new_mode_ = 0;     // a new file's bits; 0 where O_TMPFILE applied the umask itself
+  descriptor target_file_;  // platform::hold, so that its inode is not reused
+  mode_t new_mode_ = 0;     // a new file's bits; 0 where an unnamed temporary took the umask
 };
 
 }  // namespace mapout::detail

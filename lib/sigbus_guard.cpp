@@ -1,4 +1,5 @@
-// The SIGBUS handler and its registry. Why it is safe:
+// The handler of faults in mapped files (platform::catch_mapping_faults) and its registry. Why it
+// is safe:
 // - The registry is blocks of fixed entries linked by atomic pointers; blocks are never freed, so
 //   the handler may read any entry at any time, in any thread. Every field is a lock-free atomic.
 // - An entry's range changes under a sequence count (odd while it changes): the handler takes a
@@ -11,13 +12,11 @@
 //   owner and handler never write one entry at the same time. A mapping armed for reading may
 //   fault in several threads at once: their handlers store the same error and map zeroes over
 //   the same pages, so which one wins does not matter.
-// - Inside the handler: atomics, the system calls of sys() (fstat, fallocate, ftruncate, mmap),
-//   sigaction and raise. No allocation, no lock, errno saved and restored.
+// - Inside the handler: atomics, the system calls of sys() (fstat, the reservation, ftruncate,
+//   mmap), and the platform's passing on (sigaction and raise). No allocation, no lock, errno
+//   saved and restored.
 #include "sigbus_guard.hpp"
 
-#include <pthread.h>
-#include <signal.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +26,7 @@
 #include <new>
 
 #include "extent.hpp"
+#include "platform/platform.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -68,7 +68,6 @@ struct block {
 };
 
 block first_block;
-struct sigaction previous_action;  // what SIGBUS did before mapout's handler
 std::uintptr_t page_bytes = 0;
 
 guard_entry* claim() noexcept {
@@ -174,10 +173,7 @@ bool land_in_scratch(guard_entry& entry, std::uintptr_t page, std::uintptr_t ran
     range_end = page + static_cast<std::uintptr_t>(failed_at - page_offset);
   }
   if (page_offset < failed_at) entry.failed_at.store(page_offset, std::memory_order_relaxed);
-  void* const scratch =
-      sys().mmap(reinterpret_cast<void*>(page), range_end - page, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-  return scratch != MAP_FAILED;
+  return platform::map_scratch(page, range_end - page);
 }
 
 // True when the fault at `address` was one of ours and the store may be restarted.
@@ -199,46 +195,9 @@ bool serve(std::uintptr_t address) noexcept {
   return land_in_scratch(*entry, page, range_end, page_offset);
 }
 
-// What the previous disposition would have done. Its sa_mask and SA_RESETHAND are not applied.
-void pass_on(int signo, siginfo_t* info, void* context) noexcept {
-  const bool sent = info->si_code <= 0;  // by kill, sigqueue or tgkill, not by a fault
-  if (previous_action.sa_flags & SA_SIGINFO) {
-    previous_action.sa_sigaction(signo, info, context);
-    return;
-  }
-  if (previous_action.sa_handler == SIG_IGN && sent) return;
-  if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
-    previous_action.sa_handler(signo);
-    return;
-  }
-  // The default action; a fault cannot be ignored either (the kernel kills for it). A fault
-  // repeats when the handler returns and meets the default action; a sent signal is sent again
-  // and delivered as soon as this handler returns.
-  struct sigaction fallback = {};
-  fallback.sa_handler = SIG_DFL;
-  sigemptyset(&fallback.sa_mask);
-  sigaction(SIGBUS, &fallback, nullptr);
-  if (sent) raise(signo);
-}
-
-void on_sigbus(int signo, siginfo_t* info, void* context) {
-  const int saved_errno = errno;
-  const bool served =
-      info->si_code == BUS_ADRERR && serve(reinterpret_cast<std::uintptr_t>(info->si_addr));
-  errno = saved_errno;
-  if (!served) pass_on(signo, info, context);
-}
-
-// Reads the previous disposition before installing, so that the handler never sees it half
-// written; a disposition set by another thread between the two calls is lost.
-int install_handler() noexcept {
+failure install() noexcept {
   page_bytes = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  if (sigaction(SIGBUS, nullptr, &previous_action) != 0) return errno;
-  struct sigaction action = {};
-  action.sa_sigaction = on_sigbus;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  return sigaction(SIGBUS, &action, nullptr) == 0 ? 0 : errno;
+  return platform::catch_mapping_faults(serve);
 }
 
 }  // namespace
@@ -259,8 +218,8 @@ failure sigbus_guard::arm_for_reading(int fd) noexcept {
 }
 
 failure sigbus_guard::arm_entry(int fd, bool extend_on_fault, bool reads) noexcept {
-  static const int install_error = install_handler();
-  if (install_error != 0) return {install_error, "sigaction"};
+  static const failure installed = install();
+  if (installed) return installed;
   entry_ = claim();
   if (!entry_) return {ENOMEM, "register mapping"};
   entry_->fd.store(fd, std::memory_order_relaxed);
@@ -308,8 +267,7 @@ bool sigbus_guard::failed_past_the_end() const noexcept {
 }
 
 bool sigbus_blocked() noexcept {
-  sigset_t blocked;
-  return pthread_sigmask(SIG_BLOCK, nullptr, &blocked) == 0 && sigismember(&blocked, SIGBUS) == 1;
+  return platform::mapping_faults_blocked();
 }
 
 }  // namespace mapout::detail

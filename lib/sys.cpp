@@ -1,58 +1,24 @@
-// The real system calls behind mapout::detail::sys().
+// The table behind mapout::detail::sys(), as the platform's files fill it.
 #include "sys.hpp"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "platform/platform.hpp"
 
 namespace mapout::detail {
-namespace {
 
-const system_calls real_calls = {
-    [](const char* path, int flags, mode_t mode) { return ::open(path, flags, mode); },
-    ::close,
-    ::stat,
-    ::fstat,
-    ::fstatfs,
-    ::ftruncate,
-    ::fallocate,
-    ::mmap,
-    ::munmap,
-    ::madvise,
-    ::mincore,
-    ::write,
-    ::pread,
-    ::pwrite,
-    [](int fd, int command, struct flock* lock) { return ::fcntl(fd, command, lock); },
-    [](int fd, int command, int flags) { return ::fcntl(fd, command, flags); },
-    ::lseek,
-    ::fsync,
-    ::fdatasync,
-    [](int directory, const char* path, int flags, mode_t mode) {
-      return ::openat(directory, path, flags, mode);
-    },
-    ::readlink,
-    ::fchmod,
-    ::linkat,
-    ::renameat,
-    ::unlinkat,
-    ::read,
-    ::fstatat,
-    ::fchown,
-    ::memfd_create,
-};
-
-system_calls calls = real_calls;
-
-}  // namespace
-
-system_calls& sys() noexcept {
-  return calls;
-}
 const system_calls& real_system_calls() noexcept {
-  return real_calls;
+  static const system_calls real = [] {
+    system_calls calls = {};
+    platform::add_posix_calls(calls);
+    platform::add_system_calls(calls);
+    return calls;
+  }();
+  return real;
+}
+
+// Made on first use, so that no other file's static initializer can find it empty.
+system_calls& sys() noexcept {
+  static system_calls calls = real_system_calls();
+  return calls;
 }
 
 }  // namespace mapout::detail

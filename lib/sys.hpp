@@ -1,27 +1,27 @@
-// The one seam for system calls: lib/ calls the kernel only through mapout::detail::sys(), so a
-// test can replace any entry to make that call fail on purpose. With it, what every call site
-// shares: retrying on EINTR, the failure a call reports, and the descriptor the calls work on.
+// The one seam for system calls: lib/ calls the kernel only through mapout::detail::sys() and
+// the platform's answers (platform/platform.hpp), which call it through sys() too, so a test can
+// replace any entry to make that call fail on purpose. With it, what every call site shares:
+// retrying on EINTR, the failure a call reports, and the descriptor the calls work on.
 #pragma once
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/types.h>
 
 #include <cerrno>
 #include <cstddef>
 #include <system_error>
 
-// Kernel headers before Linux 5.14 lack it; an older kernel then refuses the advice with EINVAL.
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
+// Linux's, used only by its platform file: where the entry needs it, so does the header.
+struct statfs;
 
 namespace mapout::detail {
 
 // Each entry is the plain system call: retrying is the caller's (retry_on_eintr), so that a test
-// that makes an entry fail with EINTR sees the retry.
+// that makes an entry fail with EINTR sees the retry. The platform's files fill the table
+// (platform::add_posix_calls, then platform::add_system_calls); an entry a system lacks stays
+// null there, and only that system's file would call it.
 struct system_calls {
   int (*open)(const char* path, int flags, mode_t mode);
   int (*close)(int fd);
@@ -37,7 +37,7 @@ struct system_calls {
   ssize_t (*write)(int fd, const void* data, std::size_t size);
   ssize_t (*pread)(int fd, void* data, std::size_t size, off_t offset);
   ssize_t (*pwrite)(int fd, const void* data, std::size_t size, off_t offset);
-  // fcntl(2) with a struct flock: F_OFD_SETLK and F_OFD_GETLK.
+  // fcntl(2) with a struct flock: the platform's range locks.
   int (*lock)(int fd, int command, struct flock* lock);
   // fcntl(2) with an int: F_GETFL and F_SETFL, for a descriptor the caller opened.
   int (*status_flags)(int fd, int command, int flags);

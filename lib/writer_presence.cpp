@@ -1,16 +1,16 @@
-// The writers' locks: OFD locks far past any file's end, on a description of the writer's own,
-// F_OFD_GETLK from it to find the others'.
+// The writers' locks: the platform's range locks, held by an open file description, far past
+// any file's end, on a description of the writer's own, asked from it to find the others'.
 #include "writer_presence.hpp"
 
 #include <fcntl.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <mutex>
+
+#include "platform/platform.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -19,16 +19,11 @@ namespace {
 // The byte at size_lock, held exclusively, says that a writer changes the file's size.
 constexpr off_t claims = off_t{1} << 62;
 constexpr off_t size_lock = claims - 3;
-// Claims from here on are kept as a lock to the end of the offsets (l_len 0).
+// Claims from here on are kept as a lock to the end of the offsets (length 0).
 constexpr std::uint64_t longest_claim = (std::uint64_t{1} << 62) - 2;
 
-int lock(int fd, int command, short type, off_t start, off_t length) noexcept {
-  struct flock range = {};
-  range.l_type = type;
-  range.l_whence = SEEK_SET;
-  range.l_start = start;
-  range.l_len = length;
-  return sys().lock(fd, command, &range);
+int lock(int fd, platform::lock_kind kind, off_t start, off_t length) noexcept {
+  return platform::lock_range(fd, kind, {start, length}, false);
 }
 
 off_t claim_length(std::uint64_t end) noexcept {
@@ -38,8 +33,8 @@ off_t claim_length(std::uint64_t end) noexcept {
 // A new open file description of fd's file, or none: for writing, since only a writable
 // description takes an exclusive lock.
 descriptor new_description(int fd) noexcept {
-  char path[32];
-  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  char path[64];
+  if (!platform::name_of_open_file(fd, path, sizeof path)) return descriptor();
   return descriptor(retry_on_eintr(sys().open, path, O_RDWR | O_CLOEXEC, mode_t{0}));
 }
 
@@ -62,12 +57,12 @@ closed_writer* find_closed(const struct stat& file) noexcept {
 
 // Where writers of other processes find the largest end noted, in decimal. The calls leave
 // errno as they found it: none of their failures is the stream's.
-constexpr char end_attribute[] = "user.mapout.end";
+constexpr char end_attribute[] = "mapout.end";
 
 std::uint64_t attribute_end(int fd) noexcept {
   const int saved_errno = errno;
   char text[24];
-  const ssize_t length = ::fgetxattr(fd, end_attribute, text, sizeof text);
+  const ssize_t length = platform::get_attribute(fd, end_attribute, text, sizeof text);
   errno = saved_errno;
   if (length <= 0) return 0;
   std::uint64_t end = 0;
@@ -81,14 +76,14 @@ void note_attribute_end(int fd, std::uint64_t end) noexcept {
   char text[24];
   const std::to_chars_result written = std::to_chars(text, text + sizeof text, end);
   // Refused (no user attributes here, or no room): the table and the bytes are what is left.
-  static_cast<void>(
-      ::fsetxattr(fd, end_attribute, text, static_cast<std::size_t>(written.ptr - text), 0));
+  static_cast<void>(platform::set_attribute(fd, end_attribute, text,
+                                            static_cast<std::size_t>(written.ptr - text)));
   errno = saved_errno;
 }
 
 void forget_attribute_end(int fd) noexcept {
   const int saved_errno = errno;
-  static_cast<void>(::fremovexattr(fd, end_attribute));
+  static_cast<void>(platform::remove_attribute(fd, end_attribute));
   errno = saved_errno;
 }
 
@@ -137,41 +132,40 @@ void writer_presence::renew() noexcept {
   if (!own_) return;
   descriptor renewed = new_description(fd_);
   if (!renewed) return;
-  if (lock(renewed.get(), F_OFD_SETLK, F_RDLCK, claims - 1, claim_length(claim_)) != 0) return;
+  if (lock(renewed.get(), platform::lock_kind::shared, claims - 1, claim_length(claim_)) != 0) {
+    return;
+  }
   own_ = std::move(renewed);
 }
 
 void writer_presence::lock_sizes() noexcept {
   if (lock_fd() < 0) return;
   // Where locks are refused, the writer changes sizes as if alone.
-  sizes_locked_ =
-      retry_on_eintr(lock, lock_fd(), F_OFD_SETLKW, short{F_WRLCK}, size_lock, off_t{1}) == 0;
+  sizes_locked_ = retry_on_eintr(platform::lock_range, lock_fd(), platform::lock_kind::exclusive,
+                                 platform::locked_range{size_lock, 1}, true) == 0;
 }
 
 void writer_presence::unlock_sizes() noexcept {
   if (!sizes_locked_) return;
   sizes_locked_ = false;
-  lock(lock_fd(), F_OFD_SETLK, F_UNLCK, size_lock, 1);
+  lock(lock_fd(), platform::lock_kind::unlocked, size_lock, 1);
 }
 
 void writer_presence::claim(std::uint64_t end) noexcept {
   if (lock_fd() < 0) return;
   if (end < claim_ && end < longest_claim) {
-    lock(lock_fd(), F_OFD_SETLK, F_UNLCK, claims + static_cast<off_t>(end), 0);
+    lock(lock_fd(), platform::lock_kind::unlocked, claims + static_cast<off_t>(end), 0);
   }
-  lock(lock_fd(), F_OFD_SETLK, F_RDLCK, claims - 1, claim_length(end));
+  lock(lock_fd(), platform::lock_kind::shared, claims - 1, claim_length(end));
   claim_ = end;
 }
 
 bool writer_presence::others() const noexcept {
   if (forked_on_fd()) return true;
   if (lock_fd() < 0) return false;
-  struct flock probe = {};
-  probe.l_type = F_WRLCK;
-  probe.l_whence = SEEK_SET;
-  probe.l_start = claims - 1;
-  probe.l_len = 1;
-  return sys().lock(lock_fd(), F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  platform::locked_range found;
+  return platform::find_conflicting_lock(lock_fd(), platform::lock_kind::exclusive, {claims - 1, 1},
+                                         found);
 }
 
 std::uint64_t writer_presence::others_claim() const noexcept {
@@ -180,13 +174,13 @@ std::uint64_t writer_presence::others_claim() const noexcept {
   // The first lock found past the largest claim so far, until none: once per other writer.
   std::uint64_t largest = 0;
   for (;;) {
-    struct flock probe = {};
-    probe.l_type = F_WRLCK;
-    probe.l_whence = SEEK_SET;
-    probe.l_start = claims + static_cast<off_t>(largest);
-    if (sys().lock(lock_fd(), F_OFD_GETLK, &probe) != 0 || probe.l_type == F_UNLCK) return largest;
-    if (probe.l_len == 0) return everything;
-    const auto end = static_cast<std::uint64_t>(probe.l_start + probe.l_len - claims);
+    platform::locked_range found;
+    if (!platform::find_conflicting_lock(lock_fd(), platform::lock_kind::exclusive,
+                                         {claims + static_cast<off_t>(largest), 0}, found)) {
+      return largest;
+    }
+    if (found.length == 0) return everything;
+    const auto end = static_cast<std::uint64_t>(found.start + found.length - claims);
     if (end <= largest) return largest;
     largest = end;
   }

@@ -1,7 +1,8 @@
-// Mapped writers of one file tell each other what they may store into: each holds a shared OFD
-// lock whose length is its claim, the bytes it may store into without asking, and every change of
-// the file's size (an extension, a cut) happens under one exclusive lock, so that a cut never
-// removes bytes a writer that joined, or extended, since has stored.
+// Mapped writers of one file tell each other what they may store into: each holds a shared range
+// lock of an open file description (platform::lock_range) whose length is its claim, the bytes it
+// may store into without asking, and every change of the file's size (an extension, a cut) happens
+// under one exclusive lock, so that a cut never removes bytes a writer that joined, or extended,
+// since has stored.
 #pragma once
 
 #include <sys/stat.h>
@@ -22,10 +23,10 @@ class writer_presence {
   static constexpr std::uint64_t everything = std::numeric_limits<std::uint64_t>::max();
 
   // Takes the locks for the writer of `fd` on an open file description of the file's own
-  // (through /proc/self/fd): a forked copy of the writer shares that one, and renew() then tells
-  // the two apart. Without /proc the locks are fd's, which a fork cannot tell apart: a forked
-  // copy then counts the original as still writing everything. Claims nothing yet. Returns with
-  // the file's size locked (unlock_sizes), and says whether another writer holds the file.
+  // (platform::name_of_open_file): a forked copy of the writer shares that one, and renew() then
+  // tells the two apart. Without such a name the locks are fd's, which a fork cannot tell apart: a
+  // forked copy then counts the original as still writing everything. Claims nothing yet. Returns
+  // with the file's size locked (unlock_sizes), and says whether another writer holds the file.
   bool join(int fd) noexcept;
   // Moves the locks to a new open file description, so that a copy forked since keeps the old
   // one, and its claim, to itself.
@@ -62,10 +63,10 @@ class writer_presence {
 
 // The ends of the bytes that writers wrote into a file, `file` by device and inode, open as `fd`,
 // and closed while another writer still held it: the last one to close cuts no shorter, since
-// the bytes it cannot see as data may be zeros. Kept in the file's extended attribute
-// user.mapout.end, for writers of every process, and in a table for those of this one. Where the
-// file system refuses the attribute, writers of other processes see only what is not zero; where
-// the table is full, those of this one. Call with the sizes locked.
+// the bytes it cannot see as data may be zeros. Kept in the file's attribute mapout.end
+// (platform::set_attribute), for writers of every process, and in a table for those of this one.
+// Where the file system refuses the attribute, writers of other processes see only what is not
+// zero; where the table is full, those of this one. Call with the sizes locked.
 void note_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcept;
 // The largest end noted for the file, or 0.
 std::uint64_t closed_end(int fd, const struct stat& file) noexcept;

@@ -1,15 +1,14 @@
-// The kernel's rules for following links, replacing in sticky directories and new files' bits, as
-// the kernel applies them, with the settings and credentials /proc shows.
-#include "kernel_rules.hpp"
-
+// Linux's rules for following links, replacing in sticky directories and new files' bits, as the
+// kernel applies them, with the settings and credentials /proc shows.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 
-#include "sys.hpp"
+#include "platform.hpp"
 
-namespace mapout::detail {
+namespace mapout::detail::platform {
 namespace {
 
 constexpr int cap_fowner = 3;
@@ -60,22 +59,27 @@ bool protected_symlinks() noexcept {
 
 }  // namespace
 
+// fs.protected_symlinks: the link is its own or its directory's owner's, or the directory is not
+// both sticky and world-writable. An unreadable setting counts as on.
 bool may_follow(const struct stat& link, const struct stat& directory) noexcept {
   if (link.st_uid == ::geteuid() || directory.st_uid == link.st_uid) return true;
   if ((directory.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return true;
   return !protected_symlinks();
 }
 
+// In a sticky directory only the file's owner, the directory's owner or a holder of CAP_FOWNER.
 bool may_replace(const struct stat& file, const struct stat& directory) noexcept {
   if ((directory.st_mode & S_ISVTX) == 0) return true;
   const uid_t self = ::geteuid();
   return file.st_uid == self || directory.st_uid == self || holds_cap_fowner();
 }
 
+// The umask read from /proc: umask(2) would change it for other threads meanwhile. 0600 when it
+// cannot be read.
 mode_t new_file_mode() noexcept {
   unsigned long long umask = 0;
   if (!status_field("Umask", 8, umask)) return 0600;
   return 0666 & ~static_cast<mode_t>(umask);
 }
 
-}  // namespace mapout::detail
+}  // namespace mapout::detail::platform

@@ -1,0 +1,182 @@
+// Linux's answers: fallocate, O_TMPFILE and linkat, O_PATH, memfd_create, statfs's magic numbers,
+// MADV_POPULATE_WRITE, open file description locks, user extended attributes, and /proc for what
+// the kernel tells there.
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/statfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "platform.hpp"
+
+// Kernel headers before Linux 5.14 lack it; an older kernel then refuses the advice with EINVAL.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+namespace mapout::detail::platform {
+namespace {
+
+// File systems whose pages live on another machine or process.
+constexpr long remote_file_systems[] = {
+    NFS_SUPER_MAGIC, SMB_SUPER_MAGIC,  SMB2_SUPER_MAGIC, CIFS_SUPER_MAGIC, FUSE_SUPER_MAGIC,
+    V9FS_MAGIC,      CEPH_SUPER_MAGIC, AFS_SUPER_MAGIC,  AFS_FS_MAGIC,
+};
+
+// What x86-64 gives a process's user space: 128 TiB.
+constexpr std::uint64_t user_address_space = std::uint64_t{1} << 47;
+
+short type_of(lock_kind kind) noexcept {
+  switch (kind) {
+    case lock_kind::shared:
+      return F_RDLCK;
+    case lock_kind::exclusive:
+      return F_WRLCK;
+    case lock_kind::unlocked:
+      break;
+  }
+  return F_UNLCK;
+}
+
+struct flock flock_of(lock_kind kind, locked_range range) noexcept {
+  struct flock lock = {};
+  lock.l_type = type_of(kind);
+  lock.l_whence = SEEK_SET;
+  lock.l_start = range.start;
+  lock.l_len = range.length;
+  return lock;
+}
+
+// mapout's attributes live in the namespace every owner may write.
+bool attribute_name(const char* name, char* full, std::size_t size) noexcept {
+  const int length = std::snprintf(full, size, "user.%s", name);
+  if (length > 0 && static_cast<std::size_t>(length) < size) return true;
+  errno = ENAMETOOLONG;
+  return false;
+}
+
+constexpr std::size_t longest_attribute_name = 256;
+
+}  // namespace
+
+void add_system_calls(system_calls& calls) noexcept {
+  calls.fstatfs = ::fstatfs;
+  calls.fallocate = ::fallocate;
+  calls.mincore = ::mincore;
+  calls.memfd_create = ::memfd_create;
+}
+
+failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
+  if (retry_on_eintr(sys().fallocate, fd, 0, static_cast<off_t>(offset),
+                     static_cast<off_t>(length)) == 0) {
+    return {};
+  }
+  // Some file systems have no fallocate; old kernels and seccomp filters answer ENOSYS.
+  return {errno == EOPNOTSUPP || errno == ENOSYS ? ENOTSUP : errno, "fallocate"};
+}
+
+failure create_unnamed_temporary(int directory, mode_t mode, descriptor& temporary) noexcept {
+  temporary = descriptor(
+      retry_on_eintr(sys().openat, directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode));
+  if (temporary) return {};
+  // File systems without O_TMPFILE refuse it with EOPNOTSUPP, or EISDIR on kernels that do not
+  // know the flag.
+  return {errno == EOPNOTSUPP || errno == EISDIR ? ENOTSUP : errno, "open temporary"};
+}
+
+bool link_unnamed(int temporary, int directory, const char* name) noexcept {
+  if (sys().linkat(temporary, "", directory, name, AT_EMPTY_PATH) == 0) return true;
+  // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the descriptor's /proc link does not.
+  if (errno != ENOENT && errno != EPERM) return false;
+  char path[32];
+  if (!name_of_open_file(temporary, path, sizeof path)) return false;
+  return sys().linkat(AT_FDCWD, path, directory, name, AT_SYMLINK_FOLLOW) == 0;
+}
+
+descriptor hold(int directory, const char* name) noexcept {
+  return descriptor(
+      retry_on_eintr(sys().openat, directory, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, mode_t{0}));
+}
+
+bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
+  const int length = std::snprintf(path, size, "/proc/self/fd/%d", fd);
+  return length > 0 && static_cast<std::size_t>(length) < size;
+}
+
+failure create_memory_file(descriptor& file) noexcept {
+  file = descriptor(sys().memfd_create("mapout part", MFD_CLOEXEC));
+  return file ? failure{} : errno_failure("memfd_create");
+}
+
+file_system_kind file_system_of(int fd) noexcept {
+  struct statfs fs;
+  if (retry_on_eintr(sys().fstatfs, fd, &fs) != 0) return file_system_kind::unknown;
+  const long type = static_cast<long>(fs.f_type);
+  for (long remote : remote_file_systems) {
+    if (type == remote) return file_system_kind::remote;
+  }
+  if (type == TMPFS_MAGIC) return file_system_kind::in_memory;
+  // EXT4_SUPER_MAGIC is also ext2's and ext3's number.
+  return type == EXT4_SUPER_MAGIC ? file_system_kind::ext4 : file_system_kind::local;
+}
+
+// A store past the file's end, or a page the file system could not read or back.
+bool is_mapping_fault(int code) noexcept {
+  return code == BUS_ADRERR;
+}
+
+bool populate_for_writing(void* begin, std::size_t length) noexcept {
+  return retry_on_eintr(sys().madvise, begin, length, MADV_POPULATE_WRITE) == 0;
+}
+
+std::uint64_t free_address_space() noexcept {
+  std::uint64_t limit = user_address_space;
+  struct rlimit address_space;
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY &&
+      address_space.rlim_cur < limit) {
+    limit = address_space.rlim_cur;
+  }
+  unsigned long long pages = 0;
+  if (std::FILE* statm = std::fopen("/proc/self/statm", "re")) {
+    if (std::fscanf(statm, "%llu", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  const std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  return used >= limit ? 0 : limit - used;
+}
+
+int lock_range(int fd, lock_kind kind, locked_range range, bool wait) noexcept {
+  struct flock lock = flock_of(kind, range);
+  return sys().lock(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock);
+}
+
+bool find_conflicting_lock(int fd, lock_kind kind, locked_range range,
+                           locked_range& found) noexcept {
+  struct flock probe = flock_of(kind, range);
+  if (sys().lock(fd, F_OFD_GETLK, &probe) != 0 || probe.l_type == F_UNLCK) return false;
+  found = {probe.l_start, probe.l_len};
+  return true;
+}
+
+ssize_t get_attribute(int fd, const char* name, char* value, std::size_t size) noexcept {
+  char full[longest_attribute_name];
+  return attribute_name(name, full, sizeof full) ? ::fgetxattr(fd, full, value, size) : -1;
+}
+
+int set_attribute(int fd, const char* name, const char* value, std::size_t size) noexcept {
+  char full[longest_attribute_name];
+  return attribute_name(name, full, sizeof full) ? ::fsetxattr(fd, full, value, size, 0) : -1;
+}
+
+int remove_attribute(int fd, const char* name) noexcept {
+  char full[longest_attribute_name];
+  return attribute_name(name, full, sizeof full) ? ::fremovexattr(fd, full) : -1;
+}
+
+}  // namespace mapout::detail::platform

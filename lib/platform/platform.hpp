@@ -1,0 +1,140 @@
+// What lib/ asks of the operating system beyond the plain calls of the table (sys.hpp): each
+// question named for what it does, answered by one file per system. posix.cpp answers what
+// POSIX.1-2008 defines, posix_faults.cpp its signals for faults in mappings; the system's own
+// files (linux.cpp, linux_rules.cpp) answer the rest, and a feature the system lacks is refused
+// there, with ENOTSUP, or falls back there.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../sys.hpp"
+
+namespace mapout::detail::platform {
+
+// ---- the table ----
+
+// The portable entries of the real table (posix.cpp).
+void add_posix_calls(system_calls& calls) noexcept;
+// The system's own entries, and any portable one it spells otherwise (the system's file).
+void add_system_calls(system_calls& calls) noexcept;
+
+// ---- files ----
+
+// Grows the file to at least `offset + length` with the blocks of [offset, offset + length)
+// reserved, so that a full disk fails here and not at a store into a hole. ENOTSUP where the file
+// cannot reserve: a plain resize is the best there is then. Safe in the SIGBUS handler, errno
+// changed.
+failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept;
+
+// A new temporary without a name in `directory`, open for reading and writing, with `mode` less
+// the umask. ENOTSUP where the file system or the system makes none: a named one is needed.
+failure create_unnamed_temporary(int directory, mode_t mode, descriptor& temporary) noexcept;
+
+// Gives the unnamed temporary `temporary` the name `name` in `directory`; false with errno set
+// (EEXIST when the name is taken).
+bool link_unnamed(int temporary, int directory, const char* name) noexcept;
+
+// Opens `name` in `directory`, not following a final link, to hold its inode: neither for
+// reading nor for writing where the system can (a file open for writing cannot be executed).
+descriptor hold(int directory, const char* name) noexcept;
+
+// Whether `now` is the file `then` described, with the same size and the same modification and
+// change times.
+bool same_version(const struct stat& now, const struct stat& then) noexcept;
+
+// A path that opens the file `fd` is open on again, in `path` of `size` bytes; false when the
+// system has none.
+bool name_of_open_file(int fd, char* path, std::size_t size) noexcept;
+
+// A new file in memory, open for reading and writing, with no name in any directory.
+failure create_memory_file(descriptor& file) noexcept;
+
+// ---- file systems ----
+
+// What the strategy needs to know of the file system a file is on.
+enum class file_system_kind {
+  unknown,    // it could not be asked
+  remote,     // its pages live on another machine or in another process
+  in_memory,  // tmpfs and its kind
+  ext4,       // also ext2 and ext3
+  local,      // any other, not measured
+};
+file_system_kind file_system_of(int fd) noexcept;
+
+// ---- memory ----
+
+// Faults in [begin, begin + length) of a shared writable mapping, zero-filled or read, as stores
+// would; false with errno set where the pages cannot be had or the system populates nothing
+// ahead (the stores then fault them in one at a time).
+bool populate_for_writing(void* begin, std::size_t length) noexcept;
+
+// How many more bytes the process may map, as far as the system tells; the largest value when
+// it tells nothing.
+std::uint64_t free_address_space() noexcept;
+
+// ---- faults on mapped files ----
+
+// Serves a fault at `address` in a mapping of a file (a page past the file's end, or one that
+// could not be read), in the faulting thread: true when the page is good now and the access may
+// be made again, false to let the fault go where it went before mapout. Atomics and the table's
+// calls only: it may interrupt anything.
+using fault_server = bool (*)(std::uintptr_t address) noexcept;
+// Sends those faults to `serve` from now on, in the whole process; the first call decides.
+failure catch_mapping_faults(fault_server serve) noexcept;
+// Whether the system reports such a fault with this code (a signal's si_code), rather than some
+// other fault or a signal sent by a process.
+bool is_mapping_fault(int code) noexcept;
+// Whether the calling thread blocks those faults: the system then kills the process at one
+// instead of serving it.
+bool mapping_faults_blocked() noexcept;
+// Maps zeroed private memory over the pages [begin, begin + length) of a mapping: stores and
+// reads there fault no more, and reach no file.
+bool map_scratch(std::uintptr_t begin, std::size_t length) noexcept;
+
+// ---- locks between writers ----
+
+// A lock held on a range of offsets, by an open file description, not by the process: two
+// descriptions opened by one process conflict, and closing another descriptor releases nothing.
+enum class lock_kind { shared, exclusive, unlocked };
+struct locked_range {
+  off_t start = 0;
+  off_t length = 0;  // 0: to the end of all offsets
+};
+
+// Takes (or, with lock_kind::unlocked, drops) `kind` over `range` on fd's description; with
+// `wait`, waits for a conflicting lock to go. 0, or -1 with errno set (ENOTSUP where the system
+// has no such locks).
+int lock_range(int fd, lock_kind kind, locked_range range, bool wait) noexcept;
+
+// The first lock another description holds that conflicts with `kind` over `range`, in `found`;
+// false when there is none or the system cannot tell.
+bool find_conflicting_lock(int fd, lock_kind kind, locked_range range,
+                           locked_range& found) noexcept;
+
+// ---- small attributes of a file, which every process that opens it sees ----
+
+// The attribute `name` (mapout's own, without a system's namespace prefix) of fd's file, in
+// `value` of `size` bytes: its length, or -1 with errno set (ENODATA where it has none, ENOTSUP
+// where the file system keeps none).
+ssize_t get_attribute(int fd, const char* name, char* value, std::size_t size) noexcept;
+// Sets it to the `size` bytes at `value`: 0, or -1 with errno set.
+int set_attribute(int fd, const char* name, const char* value, std::size_t size) noexcept;
+// Removes it: 0, or -1 with errno set.
+int remove_attribute(int fd, const char* name) noexcept;
+
+// ---- the rules a system applies to paths, which mapout applies itself where an open cannot ----
+
+// Whether this process may follow the symbolic link `link` (its lstat), which is in `directory`.
+bool may_follow(const struct stat& link, const struct stat& directory) noexcept;
+
+// Whether this process may replace (rename over) `file` in `directory`.
+bool may_replace(const struct stat& file, const struct stat& directory) noexcept;
+
+// The bits a new file opened with 0666 gets, without changing the umask for other threads.
+mode_t new_file_mode() noexcept;
+
+}  // namespace mapout::detail::platform

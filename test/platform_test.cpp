@@ -1,0 +1,241 @@
+// The platform seam's answers on this system (lib/platform/platform.hpp): what each refuses as
+// ENOTSUP, so that the shared code's one fallback runs, and what each gives back, on real files.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "extent.hpp"
+#include "file_system_type.hpp"
+#include "platform/platform.hpp"
+#include "system_call_override.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::detail::descriptor;
+using mapout::detail::failure;
+using mapout::detail::system_calls;
+namespace platform = mapout::detail::platform;
+
+template <int Error>
+int failing_fallocate(int, int, off_t, off_t) {
+  errno = Error;
+  return -1;
+}
+
+template <int Error>
+int failing_openat(int, const char*, int, mode_t) {
+  errno = Error;
+  return -1;
+}
+
+int failing_fstatfs(int, struct statfs*) {
+  errno = EIO;
+  return -1;
+}
+
+class Platform : public testing::Test {
+ protected:
+  // A regular file in the test's directory, open for reading and writing.
+  int file(const std::string& name = "f") {
+    files_.emplace_back(::open((dir_ / name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    EXPECT_TRUE(files_.back()) << std::strerror(errno);
+    return files_.back().get();
+  }
+  int directory() {
+    files_.emplace_back(::open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    return files_.back().get();
+  }
+  static off_t size_of(int fd) {
+    struct stat st;
+    return ::fstat(fd, &st) == 0 ? st.st_size : -1;
+  }
+
+  mapout::test::temp_dir dir_;
+  std::vector<descriptor> files_;
+};
+
+TEST_F(Platform, ReserveGrowsTheFile) {
+  const int fd = file();
+  EXPECT_FALSE(platform::reserve(fd, 0, 12345));
+  EXPECT_EQ(size_of(fd), 12345);
+}
+
+// A file system or kernel without the call is one answer, ENOTSUP, which the caller turns into a
+// plain resize; a real failure keeps its errno and the call's name.
+TEST_F(Platform, ReserveRefusedByTheFileSystemOrKernelIsNotSupported) {
+  const int fd = file();
+  {
+    mapout::test::system_call_override<&system_calls::fallocate> none(failing_fallocate<ENOSYS>);
+    const failure why = platform::reserve(fd, 0, 4096);
+    EXPECT_EQ(why.error, ENOTSUP);
+    EXPECT_STREQ(why.operation, "fallocate");
+  }
+  {
+    mapout::test::system_call_override<&system_calls::fallocate> none(
+        failing_fallocate<EOPNOTSUPP>);
+    EXPECT_EQ(platform::reserve(fd, 0, 4096).error, ENOTSUP);
+  }
+  mapout::test::system_call_override<&system_calls::fallocate> full(failing_fallocate<ENOSPC>);
+  EXPECT_EQ(platform::reserve(fd, 0, 4096).error, ENOSPC);
+}
+
+// Under a seccomp filter (ENOSYS) the extension still reaches its size, through ftruncate.
+TEST_F(Platform, ExtensionWithoutReservationResizesTheFile) {
+  const int fd = file();
+  mapout::test::system_call_override<&system_calls::fallocate> none(failing_fallocate<ENOSYS>);
+  const mapout::detail::extension_result grown = mapout::detail::extend_file(fd, {0, 0, 100, 8192});
+  EXPECT_FALSE(grown.why);
+  EXPECT_EQ(grown.extent, 8192u);
+  EXPECT_EQ(size_of(fd), 8192);
+}
+
+TEST_F(Platform, UnnamedTemporaryHasNoNameUntilLinked) {
+  descriptor temporary;
+  const int dir = directory();
+  ASSERT_FALSE(platform::create_unnamed_temporary(dir, 0600, temporary));
+  struct stat st;
+  ASSERT_EQ(::fstat(temporary.get(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 0u);
+  ASSERT_EQ(::write(temporary.get(), "bytes", 5), 5);
+  ASSERT_TRUE(platform::link_unnamed(temporary.get(), dir, "named"));
+  EXPECT_EQ(mapout::test::read_file(dir_ / "named"), "bytes");
+  EXPECT_FALSE(platform::link_unnamed(temporary.get(), dir, "named"));
+  EXPECT_EQ(errno, EEXIST);
+}
+
+// EOPNOTSUPP from a file system, EISDIR from a kernel that does not know the flag: both ask for
+// a named temporary. Other errors are the open's.
+TEST_F(Platform, UnnamedTemporaryRefusedIsNotSupported) {
+  const int dir = directory();
+  descriptor temporary;
+  {
+    mapout::test::system_call_override<&system_calls::openat> old_kernel(failing_openat<EISDIR>);
+    const failure why = platform::create_unnamed_temporary(dir, 0600, temporary);
+    EXPECT_EQ(why.error, ENOTSUP);
+    EXPECT_STREQ(why.operation, "open temporary");
+  }
+  mapout::test::system_call_override<&system_calls::openat> denied(failing_openat<EACCES>);
+  EXPECT_EQ(platform::create_unnamed_temporary(dir, 0600, temporary).error, EACCES);
+  EXPECT_FALSE(temporary);
+}
+
+TEST_F(Platform, HeldFileIsTheSameInodeAndNotWritable) {
+  const int fd = file("held");
+  descriptor held = platform::hold(directory(), "held");
+  ASSERT_TRUE(held);
+  struct stat a;
+  struct stat b;
+  ASSERT_EQ(::fstat(fd, &a), 0);
+  ASSERT_EQ(::fstat(held.get(), &b), 0);
+  EXPECT_TRUE(platform::same_version(b, a));
+  EXPECT_EQ(::write(held.get(), "x", 1), -1);
+}
+
+TEST_F(Platform, SameVersionSeesAWrite) {
+  const int fd = file();
+  struct stat before;
+  ASSERT_EQ(::fstat(fd, &before), 0);
+  ASSERT_EQ(::write(fd, "x", 1), 1);
+  struct stat after;
+  ASSERT_EQ(::fstat(fd, &after), 0);
+  EXPECT_FALSE(platform::same_version(after, before));
+}
+
+TEST_F(Platform, NameOfOpenFileOpensTheSameFile) {
+  const int fd = file();
+  char path[64];
+  ASSERT_TRUE(platform::name_of_open_file(fd, path, sizeof path));
+  const descriptor again(::open(path, O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(again);
+  struct stat a;
+  struct stat b;
+  ASSERT_EQ(::fstat(fd, &a), 0);
+  ASSERT_EQ(::fstat(again.get(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino);
+  char tiny[4];
+  EXPECT_FALSE(platform::name_of_open_file(fd, tiny, sizeof tiny));
+}
+
+TEST_F(Platform, MemoryFileHoldsBytes) {
+  descriptor memory;
+  ASSERT_FALSE(platform::create_memory_file(memory));
+  ASSERT_EQ(::pwrite(memory.get(), "part", 4, 0), 4);
+  char back[4];
+  ASSERT_EQ(::pread(memory.get(), back, 4, 0), 4);
+  EXPECT_EQ(std::string(back, 4), "part");
+}
+
+TEST_F(Platform, FileSystemKindByType) {
+  const int fd = file();
+  {
+    const mapout::test::file_system_type<mapout::test::tmpfs_magic> pretend;
+    EXPECT_EQ(platform::file_system_of(fd), platform::file_system_kind::in_memory);
+  }
+  {
+    const mapout::test::file_system_type<mapout::test::ext4_magic> pretend;
+    EXPECT_EQ(platform::file_system_of(fd), platform::file_system_kind::ext4);
+  }
+  {
+    const mapout::test::file_system_type<mapout::test::xfs_magic> pretend;
+    EXPECT_EQ(platform::file_system_of(fd), platform::file_system_kind::local);
+  }
+  {
+    const mapout::test::file_system_type<mapout::test::nfs_magic> pretend;
+    EXPECT_EQ(platform::file_system_of(fd), platform::file_system_kind::remote);
+  }
+  mapout::test::system_call_override<&system_calls::fstatfs> failing(failing_fstatfs);
+  EXPECT_EQ(platform::file_system_of(fd), platform::file_system_kind::unknown);
+}
+
+// Locks belong to the description: a second open of the file by this process sees the first's
+// lock, the holder does not, and an unlock removes it.
+TEST_F(Platform, RangeLocksConflictBetweenDescriptionsOfOneProcess) {
+  const int first = file("locked");
+  const int second = file("locked");
+  const platform::locked_range range = {off_t{1} << 40, 10};
+  ASSERT_EQ(platform::lock_range(first, platform::lock_kind::shared, range, false), 0);
+  platform::locked_range found;
+  ASSERT_TRUE(
+      platform::find_conflicting_lock(second, platform::lock_kind::exclusive, {0, 0}, found));
+  EXPECT_EQ(found.start, range.start);
+  EXPECT_EQ(found.length, range.length);
+  EXPECT_FALSE(platform::find_conflicting_lock(second, platform::lock_kind::shared, range, found));
+  EXPECT_FALSE(
+      platform::find_conflicting_lock(first, platform::lock_kind::exclusive, range, found));
+  EXPECT_EQ(platform::lock_range(second, platform::lock_kind::exclusive, range, false), -1);
+  EXPECT_TRUE(errno == EAGAIN || errno == EACCES) << std::strerror(errno);
+  ASSERT_EQ(platform::lock_range(first, platform::lock_kind::unlocked, range, false), 0);
+  EXPECT_FALSE(
+      platform::find_conflicting_lock(second, platform::lock_kind::exclusive, {0, 0}, found));
+  EXPECT_EQ(platform::lock_range(second, platform::lock_kind::exclusive, range, false), 0);
+}
+
+// Another description of the file, as another process would open it, reads what was set.
+TEST_F(Platform, AttributeSetIsSeenThroughAnotherDescriptionUntilRemoved) {
+  const int writer = file("attributed");
+  const int reader = file("attributed");
+  char value[16];
+  ASSERT_EQ(platform::get_attribute(reader, "mapout.test", value, sizeof value), -1);
+  if (errno == ENOTSUP) GTEST_SKIP() << "the temporary directory keeps no user attributes";
+  EXPECT_EQ(errno, ENODATA);
+  ASSERT_EQ(platform::set_attribute(writer, "mapout.test", "4096", 4), 0) << std::strerror(errno);
+  ASSERT_EQ(platform::get_attribute(reader, "mapout.test", value, sizeof value), 4);
+  EXPECT_EQ(std::string(value, 4), "4096");
+  ASSERT_EQ(platform::remove_attribute(reader, "mapout.test"), 0);
+  EXPECT_EQ(platform::get_attribute(writer, "mapout.test", value, sizeof value), -1);
+  EXPECT_EQ(errno, ENODATA);
+}
+
+TEST_F(Platform, FreeAddressSpaceLeavesRoomForASmallMapping) {
+  EXPECT_GT(platform::free_address_space(), std::uint64_t{1} << 30);
+}
+
+}  // namespace
