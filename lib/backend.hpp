@@ -25,10 +25,20 @@ struct open_file {
   failure fail(const char* operation) noexcept { return fail(errno_failure(operation)); }
 };
 
+// What a call that may hand the file over did: `next` says whether the caller carries on, or
+// the strategy hands the file over to the mapping at the cursor current() begins with
+// (strategy.hpp), before the call, which was not made and is to be made on the mapping, or after
+// it.
+struct step {
+  enum class then : unsigned char { done, hand_over_and_repeat, hand_over };
+  failure why;
+  then next = then::done;
+};
+
 // `put` is the caller's cursor in current(): the bytes from current().begin up to it were
 // written. Or, after the caller moved its cursor itself, anywhere in seekable() or at its end:
 // then the bytes it wrote since the last call lie inside seekable(), or up to the end
-// take_stored() was given first. Each call leaves current().begin at the new cursor;
+// keep_stored_up_to() was given first. Each call leaves current().begin at the new cursor;
 // output_file hands the new window back to its caller.
 class backend {
  public:
@@ -42,17 +52,17 @@ class backend {
   virtual seek_range seekable() const noexcept { return {}; }
   // Before the call: the caller stored up to `end`, in current() from seekable()'s end on, and
   // moved its cursor back. Only a backend with a seekable() ever sees it.
-  virtual void take_stored(const char* end) noexcept { static_cast<void>(end); }
+  virtual void keep_stored_up_to(const char* end) noexcept { static_cast<void>(end); }
   virtual bool is_mapped() const noexcept = 0;
 
   // Makes the window hold at least one byte at the cursor; `wanted` says how many would help.
-  virtual failure make_room(char* put, std::size_t wanted) noexcept = 0;
+  virtual step make_room(char* put, std::size_t wanted) noexcept = 0;
   // Writes `size` bytes at the cursor, through as many windows as it takes.
-  virtual failure write(char* put, const char* data, std::size_t size) noexcept = 0;
+  virtual step write(char* put, const char* data, std::size_t size) noexcept = 0;
   virtual std::int64_t tell(const char* put) const noexcept = 0;
-  // A failed seek is not sticky.
-  virtual std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
-                            failure& why) noexcept = 0;
+  // Sets `position` to the new offset, or -1 when it fails; a failed seek is not sticky.
+  virtual step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+                    std::int64_t& position) noexcept = 0;
   virtual failure flush(char* put) noexcept = 0;
   virtual failure publish(char* put) noexcept = 0;
   failure persist(char* put) noexcept {
@@ -61,17 +71,12 @@ class backend {
   }
   // Leaves the file as close() must, whatever failed before; the owner closes the descriptor.
   virtual failure finish(char* put) noexcept = 0;
-  // Set by the call just made when the file may be mapped now: the mapping takes over at the
-  // cursor. A make_room() or write() that offers it did nothing and is to be made again on the
-  // backend in use then; a seek() that offers it is done. Offered once for each reason.
-  bool offers_mapping() const noexcept { return offers_mapping_; }
 
  protected:
   int fd() const noexcept { return file_.fd.get(); }
 
   open_file& file_;
   window window_;
-  bool offers_mapping_ = false;
 };
 
 }  // namespace mapout::detail

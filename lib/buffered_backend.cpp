@@ -16,7 +16,7 @@ namespace mapout::detail {
 
 failure buffered_backend::create(open_file& file, std::size_t capacity, bool write_on_flush,
                                  bool positioned, std::uint64_t size, std::uint64_t position,
-                                 mapping_offer offer, std::unique_ptr<backend>& out) noexcept {
+                                 handover when, std::unique_ptr<backend>& out) noexcept {
   if (capacity == 0) capacity = 1;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[capacity]);
   if (!buffer) return {ENOMEM, "allocate buffer"};
@@ -26,7 +26,7 @@ failure buffered_backend::create(open_file& file, std::size_t capacity, bool wri
   created->positioned_ = positioned;
   created->base_ = created->descriptor_offset_ = position;
   created->size_ = size;
-  created->offer_ = offer;
+  created->handover_ = when;
   out = std::move(created);
   return {};
 }
@@ -57,26 +57,20 @@ seek_range buffered_backend::seekable() const noexcept {
 inline failure buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
   if (size == 0) return {};
   const bool at_offset = !positioned_ || base_ == descriptor_offset_;
-  const char* operation = at_offset ? "write" : "pwrite";
-  while (size > 0) {
-    const ssize_t written =
-        at_offset ? retry_on_eintr(sys().write, fd(), data, size)
-                  : retry_on_eintr(sys().pwrite, fd(), data, size, static_cast<off_t>(base_));
-    if (written < 0) return file_.fail(operation);
-    if (written == 0) return file_.fail({EIO, operation});
-    data += written;
-    size -= static_cast<std::size_t>(written);
-    base_ += static_cast<std::uint64_t>(written);
-    if (at_offset) descriptor_offset_ = base_;
+  const std::size_t written =
+      write_all(fd(), data, size, at_offset ? at_descriptor : static_cast<off_t>(base_));
+  base_ += written;
+  if (at_offset) descriptor_offset_ = base_;
+  if (written < size) {
+    const char* operation = at_offset ? "write" : "pwrite";
+    return file_.fail(errno != 0 ? errno_failure(operation) : failure{EIO, operation});
   }
   size_ = std::max(size_, base_);
   return {};
 }
 
-bool buffered_backend::offered_mapping(char* put) noexcept {
-  offers_mapping_ = offer_.when_full;
-  if (!offers_mapping_) return false;
-  offer_.when_full = false;
+bool buffered_backend::hands_over_when_full(char* put) noexcept {
+  if (!handover_.at_full_buffer()) return false;
   window_.begin = put;
   return true;
 }
@@ -90,7 +84,7 @@ void buffered_backend::assert_invariant() const noexcept {
   (void)buffer_end;
 }
 
-failure buffered_backend::write_out(char* put) noexcept {
+inline failure buffered_backend::write_out(char* put) noexcept {
   const std::size_t pending = filled(put);
   const std::uint64_t cursor = base_ + static_cast<std::uint64_t>(put - buffer_.get());
   filled_ = 0;
@@ -107,22 +101,22 @@ failure buffered_backend::write_out(char* put) noexcept {
   return {};
 }
 
-failure buffered_backend::make_room(char* put, std::size_t) noexcept {
-  if (offered_mapping(put)) return {};
-  short_stretches_ = 0;  // a stretch that fills the buffer is streaming
-  return write_out(put);
+step buffered_backend::make_room(char* put, std::size_t) noexcept {
+  if (hands_over_when_full(put)) return {{}, step::then::hand_over_and_repeat};
+  handover_.streams();
+  return {write_out(put)};
 }
 
-failure buffered_backend::write(char* put, const char* data, std::size_t size) noexcept {
-  if (offered_mapping(put)) return {};
+step buffered_backend::write(char* put, const char* data, std::size_t size) noexcept {
+  if (hands_over_when_full(put)) return {{}, step::then::hand_over_and_repeat};
   if (size <= static_cast<std::size_t>(window_.end - put) && !file_.error) {
     std::memcpy(put, data, size);
     leave_cursor(put + size);
     return {};
   }
-  short_stretches_ = 0;
-  if (failure why = write_out(put)) return why;
-  if (size >= capacity_) return write_at_base(data, size);
+  handover_.streams();
+  if (failure why = write_out(put)) return {why};
+  if (size >= capacity_) return {write_at_base(data, size)};
   std::memcpy(buffer_.get(), data, size);
   leave_cursor(buffer_.get() + size);
   return {};
@@ -142,17 +136,16 @@ std::int64_t buffered_backend::tell(const char* put) const noexcept {
   return offset + buffered;
 }
 
-std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
-                                    failure& why) noexcept {
-  offers_mapping_ = false;
+step buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+                            std::int64_t& position) noexcept {
+  position = -1;
   if (!positioned_) {
-    if ((why = write_out(put))) return -1;
+    if (failure why = write_out(put)) return {why};
     const int whence = dir == std::ios_base::beg   ? SEEK_SET
                        : dir == std::ios_base::cur ? SEEK_CUR
                                                    : SEEK_END;
-    const off_t result = sys().lseek(fd(), offset, whence);
-    if (result < 0) why = errno_failure("lseek");
-    return result;
+    position = sys().lseek(fd(), offset, whence);
+    return {position < 0 ? errno_failure("lseek") : failure{}};
   }
   leave_cursor(put);
   const std::uint64_t from = dir == std::ios_base::beg ? 0
@@ -163,25 +156,18 @@ std::int64_t buffered_backend::seek(char* put, std::int64_t offset, std::ios_bas
   constexpr std::uint64_t largest = std::numeric_limits<off_t>::max();
   const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= from
                                        : static_cast<std::uint64_t>(offset) > largest - from;
-  if (out_of_range) {
-    why = {EINVAL, "seek"};
-    return -1;
-  }
+  if (out_of_range) return {{EINVAL, "seek"}};
   const std::uint64_t target = from + static_cast<std::uint64_t>(offset);
   if (!file_.error && target >= base_ && target - base_ <= filled_) {
     window_.begin = buffer_.get() + (target - base_);
-    return static_cast<std::int64_t>(target);
+    position = static_cast<std::int64_t>(target);
+    return {};
   }
-  // A jump after fewer bytes than a page: one small record at a time, which a mapping stores
-  // for a page fault where each stretch here costs a pwrite(2).
-  short_stretches_ = filled_ < short_stretch ? short_stretches_ + 1 : 0;
-  if ((why = write_out(put))) return -1;
+  const bool scattered = handover_.at_seek_out(filled_);
+  if (failure why = write_out(put)) return {why};
   base_ = target;
-  if (offer_.when_scattered && short_stretches_ >= scattered_after) {
-    offer_ = {};
-    offers_mapping_ = true;
-  }
-  return static_cast<std::int64_t>(target);
+  position = static_cast<std::int64_t>(target);
+  return {{}, scattered ? step::then::hand_over : step::then::done};
 }
 
 failure buffered_backend::flush(char* put) noexcept {

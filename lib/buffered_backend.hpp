@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "backend.hpp"
+#include "strategy.hpp"
 
 namespace mapout::detail {
 
@@ -14,16 +15,7 @@ namespace mapout::detail {
 // buffer"). A stretch that starts where the descriptor's offset stands goes out with write(2),
 // any other with pwrite(2). Elsewhere (pipes, devices, append mode) writes go through the
 // descriptor's own offset, as with std::filebuf: a seek is an lseek(2) after the buffer is out.
-// On strategy::automatic, when the buffer may hand the file over to a mapping (offers_mapping()).
-struct mapping_offer {
-  // At the first call that finds the buffer used up, so that small files never pay for a mapping
-  // (docs/decisions.md, "first buffer").
-  bool when_full = false;
-  // At a seek that finds the writer storing small records at scattered offsets
-  // (docs/decisions.md, "random").
-  bool when_scattered = false;
-};
-
+// What it sees is told to the strategy's handover, which says when a mapping takes over.
 class buffered_backend final : public backend {
  public:
   // `write_on_flush`: flush() writes the buffer out, as std::filebuf's does, for a reader at the
@@ -32,31 +24,25 @@ class buffered_backend final : public backend {
   // file not opened for appending) and is `size` bytes long, with the descriptor at `position`.
   // Fails only when the buffer cannot be allocated.
   static failure create(open_file& file, std::size_t capacity, bool write_on_flush, bool positioned,
-                        std::uint64_t size, std::uint64_t position, mapping_offer offer,
+                        std::uint64_t size, std::uint64_t position, handover when,
                         std::unique_ptr<backend>& out) noexcept;
 
   // On a positioned file, the buffer's filled stretch: patching a length behind a record and
   // going back to the end become moves of the cursor (docs/decisions.md, "seeking buffer").
   seek_range seekable() const noexcept override;
-  void take_stored(const char* end) noexcept override { filled_ = filled(end); }
+  void keep_stored_up_to(const char* end) noexcept override { filled_ = filled(end); }
   bool is_mapped() const noexcept override { return false; }
   // Flattened: from a full buffer to write(2) in one frame (docs/decisions.md, "slow path").
-  [[gnu::flatten]] failure make_room(char* put, std::size_t wanted) noexcept override;
-  [[gnu::flatten]] failure write(char* put, const char* data, std::size_t size) noexcept override;
+  [[gnu::flatten]] step make_room(char* put, std::size_t wanted) noexcept override;
+  [[gnu::flatten]] step write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;
-  std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
-                    failure& why) noexcept override;
+  step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+            std::int64_t& position) noexcept override;
   failure flush(char* put) noexcept override;
   failure publish(char* put) noexcept override;
   failure finish(char* put) noexcept override;
 
  private:
-  // Seeks out of the buffer, each after a stretch shorter than short_stretch and with no full
-  // buffer between them, before the writer counts as storing small records at scattered offsets
-  // (docs/decisions.md, "random").
-  static constexpr std::size_t short_stretch = 4096;
-  static constexpr std::uint64_t scattered_after = 64;
-
   buffered_backend(open_file& file, std::unique_ptr<char[]> buffer, std::size_t capacity,
                    bool write_on_flush) noexcept;
   // The bytes of the buffer that hold output: up to the cursor, or further after a seek back.
@@ -64,9 +50,10 @@ class buffered_backend final : public backend {
   // Ends a call with the window at `put`, and filled_ covering it.
   void leave_cursor(char* put) noexcept;
   // Writes the buffer's stretch out and makes the whole buffer the window again, at the cursor.
-  failure write_out(char* put) noexcept;
-  // Declines the call at `put` when the mapping may take over now that the buffer is used up.
-  bool offered_mapping(char* put) noexcept;
+  // Inlined, with write_at_base: from a full buffer to write(2) in one frame at any -O.
+  [[gnu::always_inline]] inline failure write_out(char* put) noexcept;
+  // Declines the call at `put` when the mapping takes over now that the buffer is used up.
+  bool hands_over_when_full(char* put) noexcept;
   void assert_invariant() const noexcept;
   // Writes `size` bytes at base_ (at the descriptor's offset unless positioned_), across short
   // writes, and moves base_ past them.
@@ -89,8 +76,7 @@ class buffered_backend final : public backend {
   std::uint64_t size_ = 0;
   // The bytes behind the cursor that still hold output after a seek back inside the buffer.
   std::size_t filled_ = 0;
-  std::uint64_t short_stretches_ = 0;
-  mapping_offer offer_;
+  handover handover_;
 };
 
 }  // namespace mapout::detail

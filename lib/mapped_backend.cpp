@@ -3,7 +3,6 @@
 #include "mapped_backend.hpp"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -38,9 +37,7 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   std::unique_ptr<mapped_backend> mapped(
       new (std::nothrow) mapped_backend(file, size, mapping_size, extend_on_fault));
   if (!mapped) return {ENOMEM, "allocate"};
-  // Each flush cuts the file back to the bytes written: pages populated past them would be
-  // zeroed, cut off and read back by every flush.
-  if (opts.flush_publishes) mapped->populates_ = false;
+  if (opts.flush_publishes) mapped->pages_.stop();
   // So that no writer cuts what another may store into. Where locks are refused, a writer cuts
   // as if alone.
   const bool others = mapped->presence_.join(file.fd.get());
@@ -50,7 +47,7 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   if (others) {
     // The size may hold another writer's extension past its bytes: only bytes are kept, and
     // only they are this writer's to store into until it extends.
-    mapped->high_water_ = mapped->end_of_data(0, size);
+    mapped->high_water_ = end_of_data(file.fd.get(), 0, size);
     mapped->guard_.set_extent(mapped->high_water_);
   } else {
     mapped->high_water_ = size;
@@ -75,15 +72,12 @@ mapped_backend::mapped_backend(open_file& file, std::uint64_t size, std::size_t 
       mapping_size_(mapping_size),
       high_water_(size),
       extend_on_fault_(extend_on_fault),
-      populates_(!extend_on_fault),
-      owner_(::getpid()) {
+      pages_(!extend_on_fault) {
   guard_.set_extent(size);
 }
 
 mapped_backend::~mapped_backend() {
-  halt_background();
-  // A forked child has the thread's memory but not the thread: joining it would never return.
-  if (::getpid() != owner_) static_cast<void>(populator_.release());
+  pages_.halt();
   guard_.uncover();
   if (map_) sys().munmap(map_, map_length_);
 }
@@ -93,17 +87,10 @@ void mapped_backend::claim_extent() noexcept {
 }
 
 void mapped_backend::decide_free_running(bool others) noexcept {
-  if (!extend_on_fault_) return;
-  struct stat st;
-  // Stores made running free may lie past the extent, in pages another writer added.
-  if (free_running_ && others && sys().fstat(fd(), &st) == 0) {
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    guard_.set_extent(std::max(guard_.extent(), std::min(high_water_, size)));
-  }
-  free_running_ = !others;
+  detail::decide_free_running(fd(), extend_on_fault_, high_water_, others, guard_, free_running_);
 }
 
-void mapped_backend::take_cursor(char* put) noexcept {
+void mapped_backend::follow_cursor(char* put) noexcept {
   if (put == window_.begin) return;
   cursor_ = map_offset_ + static_cast<std::uint64_t>(put - map_);
   high_water_ = std::max(high_water_, cursor_);
@@ -122,7 +109,7 @@ seek_range mapped_backend::seekable() const noexcept {
 }
 
 failure mapped_backend::unmap() noexcept {
-  halt_background();
+  pages_.halt();
   char* const map = map_;
   map_ = nullptr;
   window_ = {};
@@ -152,12 +139,12 @@ bool mapped_backend::map_at(std::uint64_t offset, std::size_t length) noexcept {
   map_ = static_cast<char*>(map);
   map_offset_ = offset;
   map_length_ = length;
-  populated_begin_ = populated_end_ = offset;
+  pages_.mapped_at(offset);
   guard_.cover(map_, map_length_, offset);
   return true;
 }
 
-failure mapped_backend::take_guard_failure() noexcept {
+failure mapped_backend::record_guard_failure() noexcept {
   if (!file_.error) {
     if (failure why = guard_.failed()) file_.fail(why);
   }
@@ -178,13 +165,13 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
     // the rest of the page that holds an unaligned end takes stores silently, and the kernel
     // zeroes it when the file grows. There the window ends at the end, and open_window extends.
     if (extent % page_size() == 0 || cursor >= page_ceiling(extent)) limit = map_end;
-  } else if (populates_) {
+  } else if (pages_.populates()) {
     // Inside what was written, the window ends with the cursor's page: a record stored there
     // faults it in itself, and a writer that streams on comes back to populate. Past what was
     // written it is empty: populate first.
-    const bool populated = cursor >= populated_begin_ && cursor < populated_end_;
+    const bool populated = pages_.holds(cursor);
     const bool written = cursor < high_water_;
-    limit = populated ? std::min(limit, populated_end_)
+    limit = populated ? std::min(limit, pages_.end())
             : written ? std::min(limit, page_ceiling(cursor + 1))
                       : cursor;
   }
@@ -193,7 +180,7 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
 }
 
 failure mapped_backend::open_window(std::size_t wanted) noexcept {
-  if (failure why = take_guard_failure()) return why;
+  if (failure why = record_guard_failure()) return why;
   if (!map_ || cursor_ < map_offset_ || cursor_ >= map_offset_ + map_length_) {
     if (failure why = move_mapping(cursor_)) return why;
   }
@@ -204,9 +191,10 @@ failure mapped_backend::open_window(std::size_t wanted) noexcept {
   if (needed > extent && (!free_running_ || extent % page_size() != 0)) {
     if (failure why = extend(needed)) return why;
   }
-  if (populates_) populate(needed);
+  if (pages_.populates()) pages_.populate(mapping(), guard_.extent(), cursor_, high_water_, needed);
   set_window(cursor_);
   assert_invariant();
+  pages_.assert_invariant(mapping());
   return {};
 }
 
@@ -231,24 +219,24 @@ failure mapped_backend::extend(std::uint64_t needed) noexcept {
   return result.why && result.extent <= cursor_ ? file_.fail(result.why) : failure{};
 }
 
-failure mapped_backend::make_room(char* put, std::size_t wanted) noexcept {
-  take_cursor(put);
-  return open_window(wanted);
+step mapped_backend::make_room(char* put, std::size_t wanted) noexcept {
+  follow_cursor(put);
+  return {open_window(wanted)};
 }
 
-failure mapped_backend::write(char* put, const char* data, std::size_t size) noexcept {
-  take_cursor(put);
+step mapped_backend::write(char* put, const char* data, std::size_t size) noexcept {
+  follow_cursor(put);
   while (size > 0) {
     if (window_.begin == window_.end) {
-      if (failure why = open_window(size)) return why;
+      if (failure why = open_window(size)) return {why};
     }
     const std::size_t chunk = std::min(size, static_cast<std::size_t>(window_.end - window_.begin));
     std::memcpy(window_.begin, data, chunk);
-    take_cursor(window_.begin + chunk);
+    follow_cursor(window_.begin + chunk);
     data += chunk;
     size -= chunk;
   }
-  return take_guard_failure();
+  return {record_guard_failure()};
 }
 
 std::int64_t mapped_backend::tell(const char* put) const noexcept {
@@ -256,46 +244,39 @@ std::int64_t mapped_backend::tell(const char* put) const noexcept {
   return static_cast<std::int64_t>(map_offset_ + static_cast<std::uint64_t>(put - map_));
 }
 
-std::int64_t mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
-                                  failure& why) noexcept {
-  take_cursor(put);
+step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+                          std::int64_t& position) noexcept {
+  follow_cursor(put);
+  position = -1;
   const std::uint64_t base = dir == std::ios_base::beg   ? 0
                              : dir == std::ios_base::cur ? cursor_
                                                          : high_water_;
   const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= base
                                        : static_cast<std::uint64_t>(offset) > largest_offset - base;
-  if (out_of_range) {
-    why = {EINVAL, "seek"};
-    return -1;
-  }
+  if (out_of_range) return {{EINVAL, "seek"}};
   const std::uint64_t target = base + static_cast<std::uint64_t>(offset);
-  // A seek away from the populated pages ends the stream that populated them: a record stored
-  // next to them later is no reason to populate a step.
-  if (target < populated_begin_ || target > populated_end_) {
-    halt_background();
-    populated_begin_ = populated_end_ =
-        std::clamp(page_floor(target), map_offset_, map_offset_ + map_length_);
-  }
+  pages_.seek(mapping(), target);
   set_window(target);
-  return static_cast<std::int64_t>(cursor_);
+  position = static_cast<std::int64_t>(cursor_);
+  return {};
 }
 
 failure mapped_backend::flush(char* put) noexcept {
-  take_cursor(put);
-  return take_guard_failure();
+  follow_cursor(put);
+  return record_guard_failure();
 }
 
 failure mapped_backend::publish(char* put) noexcept {
-  take_cursor(put);
-  if (failure why = take_guard_failure()) return why;
-  if (failure why = cut_extension(high_water_, true, false)) return why;
+  follow_cursor(put);
+  if (failure why = record_guard_failure()) return why;
+  if (failure why = cut(high_water_, true, false)) return why;
   set_window(cursor_);
   return {};
 }
 
 failure mapped_backend::finish(char* put) noexcept {
-  take_cursor(put);
-  take_guard_failure();
+  follow_cursor(put);
+  record_guard_failure();
   std::uint64_t end = high_water_;
   const bool lost_stores = guard_.failed_at() < end;
   if (lost_stores) {
@@ -303,28 +284,29 @@ failure mapped_backend::finish(char* put) noexcept {
     // file's end (a failed extension), write(2) takes what still fits of them; inside the file
     // they are lost, and the file ends there.
     end = guard_.failed_at();
-    if (guard_.failed_past_the_end()) end += salvage(end, high_water_);
+    if (guard_.failed_past_the_end()) end += salvage(fd(), mapping(), end, high_water_);
   }
   unmap();
   // After a lost store, the bytes past it that did reach the file are this writer's own.
-  cut_extension(end, !lost_stores, true);
+  cut(end, !lost_stores, true);
   presence_.leave();
   return file_.error;
 }
 
+failure mapped_backend::cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept {
+  const failure why =
+      cut_extension({fd(), presence_, guard_, pages_, extend_on_fault_, high_water_, free_running_},
+                    end, keep_bytes_past_end, closing);
+  return why ? file_.fail(why) : why;
+}
+
 void mapped_backend::assert_invariant() const noexcept {
-  const std::uint64_t map_end = map_offset_ + map_length_;
   assert(map_offset_ % page_size() == 0);
   assert(window_.begin == window_.end ||
          (map_ && window_.begin >= map_ && window_.end <= map_ + map_length_ &&
           cursor_ == map_offset_ + static_cast<std::uint64_t>(window_.begin - map_)));
   assert(window_.begin == window_.end || free_running_ ||
          map_offset_ + static_cast<std::uint64_t>(window_.end - map_) <= guard_.extent());
-  assert(populated_begin_ <= populated_end_ && populated_begin_ % page_size() == 0 &&
-         populated_end_ % page_size() == 0 &&
-         (populated_begin_ == populated_end_ ||
-          (populated_begin_ >= map_offset_ && populated_end_ <= map_end)));
-  (void)map_end;
 }
 
 }  // namespace mapout::detail

@@ -10,7 +10,8 @@
 
 #include "backend.hpp"
 #include "mapout/options.hpp"
-#include "page_populator.hpp"
+#include "mapped_cut.hpp"
+#include "page_population.hpp"
 #include "sigbus_guard.hpp"
 #include "writer_presence.hpp"
 
@@ -28,14 +29,14 @@ class mapped_backend final : public backend {
   bool is_mapped() const noexcept override { return true; }
   // The bytes written so far that the mapping holds.
   seek_range seekable() const noexcept override;
-  void take_stored(const char* end) noexcept override {
+  void keep_stored_up_to(const char* end) noexcept override {
     high_water_ = std::max(high_water_, map_offset_ + static_cast<std::uint64_t>(end - map_));
   }
-  failure make_room(char* put, std::size_t wanted) noexcept override;
-  failure write(char* put, const char* data, std::size_t size) noexcept override;
+  step make_room(char* put, std::size_t wanted) noexcept override;
+  step write(char* put, const char* data, std::size_t size) noexcept override;
   std::int64_t tell(const char* put) const noexcept override;
-  std::int64_t seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
-                    failure& why) noexcept override;
+  step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
+            std::int64_t& position) noexcept override;
   failure flush(char* put) noexcept override;
   failure publish(char* put) noexcept override;
   failure finish(char* put) noexcept override;
@@ -45,7 +46,7 @@ class mapped_backend final : public backend {
                  bool extend_on_fault) noexcept;
   // Takes note of the caller's cursor: in the window, the bytes up to it were stored; in
   // seekable(), the caller moved it there. The window begins there and high_water_ covers it.
-  void take_cursor(char* put) noexcept;
+  void follow_cursor(char* put) noexcept;
   // Makes the window at cursor_ hold at least one byte, moving the mapping and extending.
   failure open_window(std::size_t wanted) noexcept;
   // Sets the window for the cursor within the current mapping and extent; empty outside them.
@@ -58,34 +59,16 @@ class mapped_backend final : public backend {
   failure unmap() noexcept;
   // Grows the file so that the bytes up to `needed` fit, with blocks from the cursor's page on.
   failure extend(std::uint64_t needed) noexcept;
-  // Populates the pages from the populated stretch's end on, so that the stores up to `needed`
-  // (and a bounded step beyond) take no page fault.
-  void populate(std::uint64_t needed) noexcept;
-  // The populating thread once the file is large enough to be worth one, else null; never in a
-  // forked child, which has no copy of the thread.
-  page_populator* background(std::uint64_t needed) noexcept;
-  // Stops the populating thread, before the mapping goes or the file is cut.
-  void halt_background() noexcept;
+  mapped_stretch mapping() const noexcept { return {map_, map_offset_, map_length_}; }
   // Makes a store the SIGBUS handler could not serve the file's sticky failure.
-  failure take_guard_failure() noexcept;
-  // Cuts what the file holds past `end`, this writer's last byte, but never below what another
-  // writer claims (or a forked copy of this one), nor below what writers of this process that
-  // closed first wrote. With `keep_bytes_past_end`, non-zero bytes anyone stored past `end`
-  // stay. Afterwards this writer claims no more than `end`, unless it is `closing`.
-  failure cut_extension(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
-  failure cut_locked(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
+  failure record_guard_failure() noexcept;
+  // See mapped_cut.hpp; a failure is the file's.
+  failure cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
   // Tells the other writers what this one may store into now: its extent, or everything while it
   // runs free, where a store past the extent lands with no call to take the claim first.
   void claim_extent() noexcept;
-  // Whether an on_fault writer may run free from here on: only while no other writer holds the
-  // file, since a page another writer added past its extent would take its stores with no fault.
-  // Call with the sizes locked.
+  // See mapped_cut.hpp's decide_free_running; call with the sizes locked.
   void decide_free_running(bool others) noexcept;
-  // The end of the last non-zero byte in [from, to) that is in the page cache, or `from`.
-  std::uint64_t end_of_data(std::uint64_t from, std::uint64_t to) const noexcept;
-  // Writes [from, to) from the mapping (scratch memory after a failed extension) with pwrite(2),
-  // which writes every byte that fits. Returns how many it wrote.
-  std::size_t salvage(std::uint64_t from, std::uint64_t to) noexcept;
   void assert_invariant() const noexcept;
 
   // Invariant, between calls (assert_invariant):
@@ -93,11 +76,7 @@ class mapped_backend final : public backend {
   //   mapping_size_ (the moving window), or at least every byte laid out (from offset 0);
   // - window_ is empty, or lies inside the mapping with cursor_ the file offset of window_.begin,
   //   and ends at or before the extent, or, running free, at the mapping's end only when the
-  //   extent is a page boundary or behind the cursor's page (only whole pages past it fault);
-  // - [populated_begin_, populated_end_) is a run of whole pages inside the mapping;
-  // - high_water_ is at least every offset written, and the file's size at open unless another
-  //   writer held the file then (its extension may be part of that size): then the end of the
-  //   non-zero bytes it had.
+  //   extent is a page boundary or behind the cursor's page (only whole pages past it fault).
   // The extent, guard_.extent() whether or not the guard is armed, is what this writer may store
   // into: the file is at least that long, and presence_ claims it (running free: everything).
   std::size_t mapping_size_;
@@ -105,18 +84,13 @@ class mapped_backend final : public backend {
   std::uint64_t map_offset_ = 0;
   std::size_t map_length_ = 0;
   std::uint64_t cursor_ = 0;
+  // At least every offset written, and the file's size at open unless another writer held the
+  // file then (its extension may be part of that size): then the end of the non-zero bytes it had.
   std::uint64_t high_water_;
   bool extend_on_fault_;       // extension::on_fault: the SIGBUS handler may extend the file
   bool free_running_ = false;  // on_fault and alone: the window spans the whole mapping
-  // Pages populated with MADV_POPULATE_WRITE; the window ends where they end while populates_
-  // holds (extension::ahead, until the kernel refuses once).
-  std::uint64_t populated_begin_ = 0;
-  std::uint64_t populated_end_ = 0;
-  bool populates_;
-  std::unique_ptr<page_populator> populator_;
-  bool populator_tried_ = false;
-  bool populator_halted_ = true;  // its next pages must be set from populated_end_
-  pid_t owner_;                   // the process that opened the file: a forked child has no thread
+  // The window ends where the populated pages end while pages_.populates().
+  page_population pages_;
   writer_presence presence_;
   sigbus_guard guard_;
 };

@@ -15,7 +15,7 @@
 #include "read_all.hpp"
 #include "sigbus_guard.hpp"
 #include "sys.hpp"
-#include "target.hpp"
+#include "strategy.hpp"
 
 namespace mapout {
 

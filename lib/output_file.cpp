@@ -14,7 +14,7 @@ using detail::failure;
 
 output_file::output_file() noexcept = default;
 output_file::output_file(output_file&& other) noexcept {
-  take_unless_held(other);
+  move_from_unless_held(other);
 }
 output_file& output_file::operator=(output_file&& other) noexcept {
   if (held_by_cursor()) {
@@ -22,11 +22,11 @@ output_file& output_file::operator=(output_file&& other) noexcept {
     return *this;
   }
   output_file old(std::move(*this));
-  take_unless_held(other);
+  move_from_unless_held(other);
   return *this;
 }
 
-void output_file::take_unless_held(output_file& other) noexcept {
+void output_file::move_from_unless_held(output_file& other) noexcept {
   if (!other.held_by_cursor()) {
     state_ = std::move(other.state_);
     return;
@@ -116,47 +116,17 @@ window output_file::current() const noexcept {
 }
 
 seek_range output_file::seekable() const noexcept {
-  if (!is_open() || state_->held_by_cursor) return {};
-  if (state_->session && state_->session->compares()) return {};
-  seek_range range = state_->backend->seekable();
-  const std::int64_t origin = state_->origin;
-  if (origin == 0 || !range.begin) return range;
-  // Bytes before the origin are another part's: the caller may not move over them.
-  if (range.offset < origin) {
-    if (range.end - range.begin <= origin - range.offset) return {};
-    range.begin += origin - range.offset;
-    range.offset = origin;
-  }
-  range.offset -= origin;
-  return range;
+  return is_open() ? state_->seekable() : seek_range{};
 }
 
 std::error_code output_file::make_room(window& view, std::size_t wanted) noexcept {
-  if (std::error_code ec = unavailable("write")) return ec;
-  state& s = *state_;
-  s.take_view(view);
-  failure why = s.backend->make_room(view.begin, wanted);
-  if (s.backend->offers_mapping()) {
-    // First, apart: the call must reach the backend that takes over, not the one it replaces.
-    char* const put = s.map_instead_of_buffer(view.begin);
-    why = s.backend->make_room(put, wanted);
-  }
-  s.give_view(view);
-  return code_of(why);
+  seek_range range;
+  return make_room(view, wanted, range);
 }
 
 std::error_code output_file::write(window& view, const char* data, std::size_t size) noexcept {
-  if (std::error_code ec = unavailable("write")) return ec;
-  state& s = *state_;
-  s.take_view(view);
-  if (s.session) s.session->writes(data, size);
-  failure why = s.backend->write(view.begin, data, size);
-  if (s.backend->offers_mapping()) {
-    char* const put = s.map_instead_of_buffer(view.begin);
-    why = s.backend->write(put, data, size);
-  }
-  s.give_view(view);
-  return code_of(why);
+  seek_range range;
+  return write(view, data, size, range);
 }
 
 std::error_code output_file::write_from_cursor(window& view, const char* data,
@@ -175,6 +145,13 @@ std::int64_t output_file::tell(const window& view) const noexcept {
 
 std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
                                std::error_code& ec) noexcept {
+  seek_range range;
+  return seek(view, offset, dir, ec, range);
+}
+
+std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
+                               std::error_code& ec, seek_range& range) noexcept {
+  range = {};
   if ((ec = unavailable("seek"))) return -1;
   state& s = *state_;
   const std::int64_t origin = s.origin;
@@ -183,57 +160,72 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
     ec = code_of({EINVAL, "seek"});
     return -1;
   }
-  s.take_view(view);
-  failure why;
+  s.note_stores(view);
   const std::int64_t before = origin > 0 ? s.backend->tell(view.begin) : -1;
-  std::int64_t position =
-      s.backend->seek(view.begin, from_start ? offset + origin : offset, dir, why);
+  std::int64_t position = -1;
+  failure why = s.run(view, range, &detail::backend::seek, from_start ? offset + origin : offset,
+                      dir, position);
   if (!why && position < origin) {
     // Before the origin: another part's bytes, as before the start of a file of its own.
-    s.backend->seek(s.backend->current().begin, before, std::ios_base::beg, why);
+    std::int64_t back = -1;
+    s.run(view, range, &detail::backend::seek, before, std::ios_base::beg, back);
     why = {EINVAL, "seek"};
     position = -1;
   }
-  // A seek that found the writer storing small records at scattered offsets is done; the
-  // mapping takes over after it.
-  if (!why && s.backend->offers_mapping()) s.map_instead_of_buffer(s.backend->current().begin);
-  s.give_view(view);
   ec = code_of(why);
   return position >= 0 ? position - origin : position;
 }
 
 std::error_code output_file::flush(window& view) noexcept {
+  seek_range range;
+  return flush(view, range);
+}
+
+std::error_code output_file::flush(window& view, seek_range& range) noexcept {
+  range = {};
   if (std::error_code ec = unavailable("flush")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   const failure why =
       s.opts.flush_publishes ? s.backend->publish(view.begin) : s.backend->flush(view.begin);
-  s.give_view(view);
+  s.give_view(view, range);
   return code_of(why);
 }
 
 std::error_code output_file::publish(window& view) noexcept {
+  seek_range range;
+  return publish(view, range);
+}
+
+std::error_code output_file::publish(window& view, seek_range& range) noexcept {
+  range = {};
   if (std::error_code ec = unavailable("publish")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   const failure why = s.backend->publish(view.begin);
-  s.give_view(view);
+  s.give_view(view, range);
   return code_of(why);
 }
 
 std::error_code output_file::persist(window& view) noexcept {
+  seek_range range;
+  return persist(view, range);
+}
+
+std::error_code output_file::persist(window& view, seek_range& range) noexcept {
+  range = {};
   if (std::error_code ec = unavailable("persist")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   const failure why = s.backend->persist(view.begin);
-  s.give_view(view);
+  s.give_view(view, range);
   return code_of(why);
 }
 
 std::error_code output_file::close(window& view) noexcept {
   if (std::error_code ec = unavailable("close")) return ec;
   state& s = *state_;
-  s.take_view(view);
+  s.note_stores(view);
   // The buffer's write(2) moved the offset already; a mapping moves none.
   const std::int64_t cursor =
       s.taken_over && s.backend->is_mapped() ? s.backend->tell(view.begin) : -1;

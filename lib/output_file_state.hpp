@@ -11,6 +11,7 @@
 #include "backend.hpp"
 #include "mapout/output_file.hpp"
 #include "replace_session.hpp"
+#include "strategy.hpp"
 
 namespace mapout {
 
@@ -21,7 +22,7 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   std::filesystem::path path;
   detail::open_file file;
   std::unique_ptr<detail::backend> backend;
-  options opts;  // as opened: the mapping that takes over from the first buffer is made with them
+  options opts;  // as opened: a mapping that takes over from the buffer is made with them
   // With options.atomic or write_if_changed: file.fd is a temporary that replaces the target
   // when close() succeeds.
   std::unique_ptr<detail::replace_session> session;
@@ -40,29 +41,56 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
   // Takes over a descriptor the caller opened, as fdopen(3) does.
   failure take_descriptor(int fd, const options& opts) noexcept;
-  // Both opens end here: file.fd is open, and `may_map` says whether the mode, the strategy and
-  // the access allow a mapping. Writing starts at the end with `at_end`, else at `position`.
-  failure start(bool may_map, bool append, bool at_end, std::uint64_t position) noexcept;
 
   // What every call that takes the caller's window does first: its stores up to `put` are
   // compared, and those it moved its cursor back from are kept.
-  void take_view(const window& view) noexcept {
+  void note_stores(const window& view) noexcept {
     keep_stored(view);
     if (session) session->stored_up_to(view.begin);
   }
   // The bytes stored up to view.stored, which the caller moved its cursor back from.
   void keep_stored(const window& view) noexcept {
-    if (view.stored > view.begin) backend->take_stored(view.stored);
+    if (view.stored > view.begin) backend->keep_stored_up_to(view.stored);
   }
-  // And last: the backend's window goes back to the caller, nothing stored in it yet.
-  void give_view(window& view) noexcept {
+  // And last: the backend's window goes back to the caller, nothing stored in it yet, with where
+  // it may move its cursor with no call.
+  void give_view(window& view, seek_range& range) noexcept {
     view = backend->current();
+    range = seekable();
     if (session) session->window_handed_out(*backend);
   }
-  // The buffer offered the mapping (backend::offers_mapping): the mapping takes over at the
-  // cursor. Where the file cannot be mapped after all, writing goes on through the buffer.
-  // Returns the caller's cursor in the window now in use.
-  char* map_instead_of_buffer(char* put) noexcept;
+  // Every byte stored must reach the comparison through a call, and a cursor's stores are its own.
+  seek_range seekable() const noexcept {
+    if (held_by_cursor || (session && session->compares())) return {};
+    seek_range range = backend->seekable();
+    if (origin == 0 || !range.begin) return range;
+    // Bytes before the origin are another part's: the caller may not move over them.
+    if (range.offset < origin) {
+      if (range.end - range.begin <= origin - range.offset) return {};
+      range.begin += origin - range.offset;
+      range.offset = origin;
+    }
+    range.offset -= origin;
+    return range;
+  }
+  // Makes a call that may hand the file over, at the caller's cursor, and acts on the step it
+  // returns: the one place that does. Inlined, so that the call costs no frame of its own.
+  template <class... Parameters, class... Arguments>
+  [[gnu::always_inline]] failure run(window& view, seek_range& range,
+                                     detail::step (detail::backend::*call)(char*,
+                                                                           Parameters...) noexcept,
+                                     Arguments&&... arguments) noexcept {
+    detail::step done = (*backend.*call)(view.begin, arguments...);
+    if (done.next != detail::step::then::done) {
+      detail::hand_over(file, opts, backend);
+      if (session) session->window_handed_out(*backend);
+      if (done.next == detail::step::then::hand_over_and_repeat) {
+        done = (*backend.*call)(backend->current().begin, arguments...);
+      }
+    }
+    give_view(view, range);
+    return done.why;
+  }
   void drop_replacement() noexcept {
     if (session) {
       session->drop(file);
@@ -72,5 +100,28 @@ struct __attribute__((visibility("hidden"))) output_file::state {
     }
   }
 };
+
+// The two slow events of a full window, inlined into output_file's public calls and
+// mapout::streambuf's alike, so that neither costs a frame on the way to write(2).
+[[gnu::always_inline]] inline std::error_code output_file::make_room(window& view,
+                                                                     std::size_t wanted,
+                                                                     seek_range& range) noexcept {
+  range = {};
+  if (std::error_code ec = unavailable("write")) return ec;
+  state& s = *state_;
+  s.note_stores(view);
+  return detail::code_of(s.run(view, range, &detail::backend::make_room, wanted));
+}
+
+[[gnu::always_inline]] inline std::error_code output_file::write(window& view, const char* data,
+                                                                 std::size_t size,
+                                                                 seek_range& range) noexcept {
+  range = {};
+  if (std::error_code ec = unavailable("write")) return ec;
+  state& s = *state_;
+  s.note_stores(view);
+  if (s.session) s.session->writes(data, size);
+  return detail::code_of(s.run(view, range, &detail::backend::write, data, size));
+}
 
 }  // namespace mapout

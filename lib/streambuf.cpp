@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "output_file_state.hpp"
 #include "sys.hpp"
 
 namespace mapout {
@@ -66,28 +67,30 @@ streambuf* streambuf::open(const std::filesystem::path& path, std::ios_base::ope
 streambuf* streambuf::close() {
   window view = put_area();
   const std::error_code ec = file_.close(view);
-  set_put_area(view);
+  set_put_area(view, {});
   return ec ? nullptr : this;
 }
 
 streambuf* streambuf::discard() {
   window view = put_area();
   const std::error_code ec = file_.discard(view);
-  set_put_area(view);
+  set_put_area(view, {});
   return ec ? nullptr : this;
 }
 
 bool streambuf::publish() noexcept {
   window view = put_area();
-  const std::error_code ec = file_.publish(view);
-  set_put_area(view);
+  seek_range range;
+  const std::error_code ec = file_.publish(view, range);
+  set_put_area(view, range);
   return !ec;
 }
 
 bool streambuf::persist() noexcept {
   window view = put_area();
-  const std::error_code ec = file_.persist(view);
-  set_put_area(view);
+  seek_range range;
+  const std::error_code ec = file_.persist(view, range);
+  set_put_area(view, range);
   return !ec;
 }
 
@@ -96,8 +99,9 @@ streambuf::int_type streambuf::overflow(int_type c) {
     return sync() == 0 ? traits_type::not_eof(c) : traits_type::eof();
   }
   window view = put_area();
-  const std::error_code ec = file_.make_room(view, 1);
-  set_put_area(view);
+  seek_range range;
+  const std::error_code ec = file_.make_room(view, 1, range);
+  set_put_area(view, range);
   if (ec) {
     refuse_stores();
     return traits_type::eof();
@@ -117,8 +121,9 @@ std::streamsize streambuf::xsputn(const char_type* data, std::streamsize size) {
 std::streamsize streambuf::write_through(const char* data, std::size_t size) {
   window view = put_area();
   const std::int64_t before = positioned_ ? file_.tell(view) : -1;
-  const std::error_code ec = file_.write(view, data, size);
-  set_put_area(view);
+  seek_range range;
+  const std::error_code ec = file_.write(view, data, size, range);
+  set_put_area(view, range);
   if (!ec) return static_cast<std::streamsize>(size);
   // The cursor stops after the last byte the file or the window took. A failure found after
   // every byte was stored (a page lost under the mapping) counts none: which of them reached the
@@ -150,8 +155,9 @@ streambuf::pos_type streambuf::seek_through(off_type offset, std::ios_base::seek
   window view = put_area();
   if (dir == std::ios_base::cur && offset == 0) return pos_type(file_.tell(view));
   std::error_code ec;
-  const std::int64_t position = file_.seek(view, offset, dir, ec);
-  set_put_area(view);
+  seek_range range;
+  const std::int64_t position = file_.seek(view, offset, dir, ec, range);
+  set_put_area(view, range);
   return ec ? pos_type(off_type(-1)) : pos_type(position);
 }
 
@@ -162,8 +168,9 @@ streambuf::pos_type streambuf::seekpos(pos_type position, std::ios_base::openmod
 int streambuf::sync() {
   if (!is_open()) return 0;
   window view = put_area();
-  const std::error_code ec = file_.flush(view);
-  set_put_area(view);
+  seek_range range;
+  const std::error_code ec = file_.flush(view, range);
+  set_put_area(view, range);
   if (!ec) return 0;
   refuse_stores();
   return -1;

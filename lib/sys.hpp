@@ -74,6 +74,31 @@ auto retry_on_eintr(Call call, Args... args) noexcept {
   }
 }
 
+// The offset write_all takes for the descriptor's own, with write(2).
+constexpr off_t at_descriptor = -1;
+
+// The full-write loop: writes `size` bytes with write(2), or with pwrite(2) at `offset` unless it
+// is at_descriptor, across EINTR and short writes. Returns how many it wrote: all of them, or
+// fewer with errno set (0 where a call wrote nothing). Inlined, so that a full buffer reaches
+// write(2) with no frame of its own.
+[[gnu::always_inline]] inline std::size_t write_all(int fd, const char* data, std::size_t size,
+                                                    off_t offset) noexcept {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t written =
+        offset == at_descriptor
+            ? sys().write(fd, data + done, size - done)
+            : sys().pwrite(fd, data + done, size - done, offset + static_cast<off_t>(done));
+    if (written > 0) {
+      done += static_cast<std::size_t>(written);
+    } else if (written == 0 || errno != EINTR) {
+      if (written == 0) errno = 0;
+      break;
+    }
+  }
+  return done;
+}
+
 // What failed and why: errno (or an error mapout found itself) and the call or check that met
 // it. Plain values, so that the SIGBUS handler can make one.
 struct failure {

@@ -21,8 +21,9 @@
 #include "file_system_type.hpp"
 #include "mapout/copy_short.hpp"
 #include "mapout/decimal.hpp"
+#include "open_mode.hpp"
+#include "strategy.hpp"
 #include "sys.hpp"
-#include "target.hpp"
 #include "temp_dir.hpp"
 
 namespace mapout::detail {

@@ -145,6 +145,16 @@ class MAPOUT_API output_file {
   // Set and cleared only by the cursor that holds the window; taking it, with the owner's view,
   // whose window::stored the cursor's own calls do not carry.
   void set_held_by_cursor(bool held, const window& owner_view = {}) noexcept;
+  // The calls that hand the window back, as mapout::streambuf makes them: with where the caller
+  // may move its cursor with no call as the call leaves it (seekable()), from the one call.
+  std::error_code make_room(window& view, std::size_t wanted, seek_range& range) noexcept;
+  std::error_code write(window& view, const char* data, std::size_t size,
+                        seek_range& range) noexcept;
+  std::int64_t seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
+                    std::error_code& ec, seek_range& range) noexcept;
+  std::error_code flush(window& view, seek_range& range) noexcept;
+  std::error_code publish(window& view, seek_range& range) noexcept;
+  std::error_code persist(window& view, seek_range& range) noexcept;
   // write() for the cursor that holds the window.
   std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
 
@@ -153,7 +163,7 @@ class MAPOUT_API output_file {
   std::error_code open(const std::filesystem::path& path, int fd, std::ios_base::openmode mode,
                        const options& opts) noexcept;
   // Takes other's state, or, while a cursor holds other's window, a state that says so.
-  void take_unless_held(output_file& other) noexcept;
+  void move_from_unless_held(output_file& other) noexcept;
   // Returns EBUSY for a call made while a cursor holds the window; error_message() names it.
   std::error_code refuse(const char* operation) noexcept;
   std::string held_message() const;

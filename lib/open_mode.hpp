@@ -1,5 +1,4 @@
-// How a path is opened: the std::basic_filebuf::open table for the modes an output file can have,
-// and whether the open target can be mapped, and should be.
+// How a path is opened: the std::basic_filebuf::open table for the modes an output file can have.
 #pragma once
 
 #include <ios>
@@ -22,18 +21,5 @@ bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept;
 // Why atomic or write_if_changed refuses a mode that keeps the file's bytes, naming the option
 // and the mode, for the message: "atomic needs a mode that truncates (app given)".
 const char* replacement_refusal(const options& opts, const open_flags& flags) noexcept;
-
-enum class target_kind {
-  // Not a regular file on a local file system: only the buffer can write it. Network and FUSE
-  // file systems are among these: their mapped pages reach the server late, and errors surface
-  // as SIGBUS.
-  unmappable,
-  // A file that can be mapped, where write(2) from a buffer measured faster: tmpfs and ext4.
-  buffer_wins,
-  // A file on a local file system where the mapping is kept.
-  mapping_wins,
-};
-
-target_kind kind_of(int fd) noexcept;
 
 }  // namespace mapout::detail

@@ -1,23 +1,9 @@
-// Opening: the rows of the std::basic_filebuf::open table that contain out or app, and what
-// fstat and fstatfs say of the target.
-#include "target.hpp"
+// Opening: the rows of the std::basic_filebuf::open table that contain out or app.
+#include "open_mode.hpp"
 
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-
-#include "sys.hpp"
 
 namespace mapout::detail {
-namespace {
-// File systems whose pages live on another machine or process.
-constexpr long remote_file_systems[] = {
-    NFS_SUPER_MAGIC, SMB_SUPER_MAGIC,  SMB2_SUPER_MAGIC, CIFS_SUPER_MAGIC, FUSE_SUPER_MAGIC,
-    V9FS_MAGIC,      CEPH_SUPER_MAGIC, AFS_SUPER_MAGIC,  AFS_FS_MAGIC,
-};
-
-}  // namespace
 
 bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept {
   using std::ios_base;
@@ -56,21 +42,6 @@ const char* replacement_refusal(const options& opts, const open_flags& flags) no
   }
   return opts.atomic ? "atomic needs a mode that truncates (in|out without trunc given)"
                      : "write_if_changed needs a mode that truncates (in|out without trunc given)";
-}
-
-target_kind kind_of(int fd) noexcept {
-  struct stat st;
-  if (sys().fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return target_kind::unmappable;
-  struct statfs fs;
-  if (retry_on_eintr(sys().fstatfs, fd, &fs) != 0) return target_kind::unmappable;
-  const long type = static_cast<long>(fs.f_type);
-  for (long remote : remote_file_systems) {
-    if (type == remote) return target_kind::unmappable;
-  }
-  // Where write(2) from a buffer beat the mapping (docs/decisions.md, "automatic"); EXT4 is also
-  // ext2's and ext3's number. Other local file systems have not been measured: they map.
-  return type == TMPFS_MAGIC || type == EXT4_SUPER_MAGIC ? target_kind::buffer_wins
-                                                         : target_kind::mapping_wins;
 }
 
 }  // namespace mapout::detail
