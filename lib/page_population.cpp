@@ -1,20 +1,20 @@
-// The mapped strategy's populating policy: MADV_POPULATE_WRITE a bounded step ahead of the stores,
+// The mapped strategy's populating policy: populating a bounded step ahead of the stores,
 // or a thread that keeps a lead, and nothing after a seek back.
 #include "page_population.hpp"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
 
 #include "pages.hpp"
+#include "platform/platform.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
 namespace {
 
-// How far ahead of the stores one MADV_POPULATE_WRITE reaches: a page a store faults in costs a
+// How far ahead of the stores one populating call reaches: a page a store faults in costs a
 // trip into the kernel each; bounded, because populated pages past the final size make the
 // closing ftruncate slower (docs/decisions.md, "populate").
 constexpr std::uint64_t populate_step = std::uint64_t{1} << 20;
@@ -66,10 +66,10 @@ void page_population::populate(const mapped_stretch& map, std::uint64_t extent,
   }
   const std::uint64_t end = std::min(limit, page_ceiling(std::max(needed, end_ + populate_step)));
   if (end <= end_) return;
-  if (retry_on_eintr(sys().madvise, map.begin + (end_ - map.offset),
-                     static_cast<std::size_t>(end - end_), MADV_POPULATE_WRITE) != 0) {
-    // Before Linux 5.14 (EINVAL), or a page that cannot be had: the stores fault the pages in
-    // one at a time, and a failure shows where a store meets it.
+  if (!platform::populate_for_writing(map.begin + (end_ - map.offset),
+                                      static_cast<std::size_t>(end - end_))) {
+    // A system that populates nothing ahead, or a page that cannot be had: the stores fault the
+    // pages in one at a time, and a failure shows where a store meets it.
     populates_ = false;
     return;
   }

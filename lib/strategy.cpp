@@ -2,39 +2,32 @@
 // hand-over to a mapping.
 #include "strategy.hpp"
 
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "buffered_backend.hpp"
 #include "mapped_backend.hpp"
+#include "platform/platform.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
-namespace {
-
-// File systems whose pages live on another machine or process.
-constexpr long remote_file_systems[] = {
-    NFS_SUPER_MAGIC, SMB_SUPER_MAGIC,  SMB2_SUPER_MAGIC, CIFS_SUPER_MAGIC, FUSE_SUPER_MAGIC,
-    V9FS_MAGIC,      CEPH_SUPER_MAGIC, AFS_SUPER_MAGIC,  AFS_FS_MAGIC,
-};
-
-}  // namespace
 
 target_kind kind_of(int fd) noexcept {
   struct stat st;
   if (sys().fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return target_kind::unmappable;
-  struct statfs fs;
-  if (retry_on_eintr(sys().fstatfs, fd, &fs) != 0) return target_kind::unmappable;
-  const long type = static_cast<long>(fs.f_type);
-  for (long remote : remote_file_systems) {
-    if (type == remote) return target_kind::unmappable;
+  switch (platform::file_system_of(fd)) {
+    case platform::file_system_kind::unknown:
+    case platform::file_system_kind::remote:
+      return target_kind::unmappable;
+    // Where write(2) from a buffer beat the mapping (docs/decisions.md, "automatic").
+    case platform::file_system_kind::in_memory:
+    case platform::file_system_kind::ext4:
+      return target_kind::buffer_wins;
+    case platform::file_system_kind::local:
+      break;
   }
-  // Where write(2) from a buffer beat the mapping (docs/decisions.md, "automatic"); EXT4 is also
-  // ext2's and ext3's number. Other local file systems have not been measured: they map.
-  return type == TMPFS_MAGIC || type == EXT4_SUPER_MAGIC ? target_kind::buffer_wins
-                                                         : target_kind::mapping_wins;
+  // Other local file systems have not been measured: they map.
+  return target_kind::mapping_wins;
 }
 
 failure open_backend(open_file& file, const opening& how, const options& opts,
