@@ -212,7 +212,7 @@ mapped_input::mapped_input() noexcept = default;
 
 mapped_input::mapped_input(const std::filesystem::path& path, access advice) {
   if (const std::error_code ec = open(path, advice)) {
-    if (!state_) throw std::system_error(ec, "mapout: open");
+    if (!state_) throw std::system_error(ec, detail::error_context("open", path));
     throw std::system_error(ec, detail::error_context(state_->error.operation, path));
   }
 }
