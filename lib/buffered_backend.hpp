@@ -28,7 +28,8 @@ class buffered_backend final : public backend {
                         std::unique_ptr<backend>& out) noexcept;
 
   // On a positioned file, the buffer's filled stretch: patching a length behind a record and
-  // going back to the end become moves of the cursor (docs/decisions.md, "The buffer follows seeks").
+  // going back to the end become moves of the cursor (docs/decisions.md, "The buffer follows
+  // seeks").
   seek_range seekable() const noexcept override;
   void keep_stored_up_to(const char* end) noexcept override { filled_ = filled(end); }
   bool is_mapped() const noexcept override { return false; }

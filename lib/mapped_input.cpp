@@ -14,8 +14,8 @@
 #include "platform/platform.hpp"
 #include "read_all.hpp"
 #include "sigbus_guard.hpp"
-#include "sys.hpp"
 #include "strategy.hpp"
+#include "sys.hpp"
 
 namespace mapout {
 

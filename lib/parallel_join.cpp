@@ -49,16 +49,11 @@ class source_mapping {
 };
 
 failure write_stretch(int to, const stretch& piece) noexcept {
-  std::size_t done = 0;
-  while (done < piece.size) {
-    const ssize_t wrote = retry_on_eintr(sys().pwrite, to, piece.data + done, piece.size - done,
-                                         static_cast<off_t>(piece.offset + done));
-    if (wrote < 0) return errno_failure("write");
-    // pwrite(2) returns 0 for a regular file only where it cannot write more, as at a full disk.
-    if (wrote == 0) return {ENOSPC, "write"};
-    done += static_cast<std::size_t>(wrote);
+  if (write_all(to, piece.data, piece.size, static_cast<off_t>(piece.offset)) == piece.size) {
+    return {};
   }
-  return {};
+  // pwrite(2) returns 0 for a regular file only where it cannot write more, as at a full disk.
+  return errno != 0 ? errno_failure("write") : failure{ENOSPC, "write"};
 }
 
 // The stretches, taken in turn; the first failure stops every thread at its next turn.
