@@ -399,6 +399,7 @@ TEST(CPrintf, BadFormatsFailAsGlibcFails) {
   p.check();
 }
 
+#ifndef _WIN32
 // A locale that writes "1234,5" and groups "1.234.567": the floating conversions and the '
 // flag go to glibc, for the thread's locale. The locale is compiled for the test (localedef).
 TEST(CPrintf, LocaleDecimalPointAndGroupingAreGlibcs) {
@@ -423,6 +424,7 @@ TEST(CPrintf, LocaleDecimalPointAndGroupingAreGlibcs) {
   }
   ::freelocale(german);
 }
+#endif  // _WIN32
 
 // Past INT_MAX bytes in one call the count cannot be returned: -1 with EOVERFLOW, as vfprintf.
 TEST(CPrintf, MoreThanIntMaxBytesIsEoverflow) {
@@ -443,6 +445,7 @@ TEST(CPrintf, MoreThanIntMaxBytesIsEoverflow) {
   EXPECT_EQ(mapout_close(out), 0);
 }
 
+#ifndef _WIN32
 // A write that fails fails the call: -1 with the write's errno, as vfprintf.
 TEST(CPrintf, FailedWriteFailsTheCall) {
   int pipe_ends[2];
@@ -459,5 +462,6 @@ TEST(CPrintf, FailedWriteFailsTheCall) {
   EXPECT_EQ(mapout_close(out), -1);
   std::signal(SIGPIPE, old);
 }
+#endif  // _WIN32
 
 }  // namespace
