@@ -39,6 +39,10 @@ void add_posix_calls(system_calls& calls) noexcept {
   calls.fchown = ::fchown;
 }
 
+std::string path_text(const std::filesystem::path& path) {
+  return path.native();
+}
+
 bool same_version(const struct stat& now, const struct stat& then) noexcept {
   return now.st_dev == then.st_dev && now.st_ino == then.st_ino && now.st_size == then.st_size &&
          now.st_mtim.tv_sec == then.st_mtim.tv_sec && now.st_mtim.tv_nsec == then.st_mtim.tv_nsec &&
