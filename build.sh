@@ -11,6 +11,11 @@
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 #   ./build.sh cxx20     the stream, number, cursor and format suites built as C++20, with GCC and
 #                        with Clang (CI too)
+#   ./build.sh windows   the library and the test suites cross-built for Windows x86-64 with
+#                        mingw-w64 (build-windows/), the suites run under Wine, the tests that
+#                        cannot apply there left out as test/windows_excluded.txt says (CI too)
+#   ./build.sh windows perf  perf/compare built for Windows, its rows at one size under Wine;
+#                        arguments after perf go to perf/compare (--sizes, --workloads, ...)
 #   ./build.sh packages NAME...  install only the named Debian packages, for test/consumers.sh
 # One line per step that does work (installing, configuring, building, each test suite, each
 # measured row); a step that fails prints its log.
@@ -19,9 +24,9 @@ cd "$(dirname "$0")"
 
 mode=${1:-}
 case "$mode" in
-  test | perf | perf-read | sanitize | tsan | cxx20 | packages) ;;
+  test | perf | perf-read | sanitize | tsan | cxx20 | windows | packages) ;;
   *)
-    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|packages" >&2
+    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|windows|packages" >&2
     exit 2
     ;;
 esac
@@ -38,6 +43,9 @@ perf_packages=(libbenchmark-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")
 [ "$mode" = perf ] || [ "$mode" = perf-read ] && packages+=("${perf_packages[@]}")
 [ "$mode" = cxx20 ] && packages+=(clang)
+# Wine's 64-bit loader is Debian's wine64; googletest ships the sources the cross build compiles.
+[ "$mode" = windows ] && packages=(meson ninja-build python3 googletest libfmt-dev
+  g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix wine wine64)
 [ "$mode" = packages ] && packages=("${@:2}")
 
 missing=()
@@ -160,6 +168,45 @@ case "$mode" in
       for suite in "${suites[@]}"; do quietly "$dir/test/$suite"; done
       echo "$dir: ${suites[*]} passed"
     done
+    ;;
+  windows)
+    # Wine's own prefix, made once and quietly: its first start takes seconds and prints much.
+    export WINEPREFIX=$PWD/build-windows/wine WINEDEBUG=-all WINEARCH=win64
+    if [ "${2:-}" = perf ]; then
+      configure build-windows-perf --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
+        -Dperf=enabled -Dtests=disabled -Dexamples=disabled
+      quietly ninja -C build-windows-perf perf/compare
+    else
+      configure build-windows --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
+        -Dperf=disabled
+      build build-windows
+    fi
+    if [ ! -f "$WINEPREFIX/system.reg" ]; then
+      echo "starting Wine once, its prefix in build-windows/wine/"
+      mkdir -p "$WINEPREFIX"
+      quietly wineboot --init
+    fi
+    if [ "${2:-}" = perf ]; then
+      mkdir -p build-windows-perf/perf
+      wine build-windows-perf/perf/compare.exe --out build-windows-perf/perf "${@:3}"
+      exit 0
+    fi
+    # A small tmpfs for the full-disk test, which cannot mount from inside Wine: it reaches it
+    # through Wine's Z: drive, the Linux root.
+    full_disk=$PWD/build-windows/full-disk
+    if [ "$(id -u)" = 0 ]; then
+      mkdir -p "$full_disk"
+      mountpoint -q "$full_disk" || mount -t tmpfs -o size=1m mapout-full-disk "$full_disk"
+      trap 'umount "$full_disk"' EXIT
+      export MAPOUT_TEST_FULL_DISK="Z:$full_disk"
+    fi
+    # The tests test/windows_excluded.txt names by pattern, as GoogleTest's negative filter.
+    excluded=$(grep -v '^#' test/windows_excluded.txt | awk 'NF && $1 !~ /\.cpp$/ {print $1}' |
+      paste -sd:)
+    echo "leaving out $(grep -v '^#' test/windows_excluded.txt | awk 'NF' | grep -vc '\.cpp ')" \
+      "tests and $(grep -c '^[a-z_]*\.cpp ' test/windows_excluded.txt) source files" \
+      "(test/windows_excluded.txt says why)"
+    GTEST_FILTER="-$excluded" run_tests build-windows
     ;;
   perf)
     configure build -Dwerror=true -Dperf=enabled
