@@ -354,6 +354,9 @@ TEST(CPrintf, PositionalAndUnknownConversionsAreGlibcs) {
   p.check();
 }
 
+// %n with C99's length modifiers (hh, z): mapout.h's format(printf) is Microsoft's printf under
+// mingw-w64, which knows neither.
+#ifndef _WIN32
 TEST(CPrintf, CountIsStoredForEveryLength) {
   temp_dir dir;
   printed p(dir, small_windows(MAPOUT_BUFFERED, 16));
@@ -376,6 +379,7 @@ TEST(CPrintf, CountIsStoredForEveryLength) {
   EXPECT_EQ(z, 52);
   p.check();
 }
+#endif  // _WIN32
 
 TEST(CPrintf, BadFormatsFailAsGlibcFails) {
   temp_dir dir;
