@@ -109,9 +109,13 @@ struct failure {
   explicit operator bool() const noexcept { return error != 0; }
 };
 
+// The category of errno values mapout reports: std::system_category(), or on Windows one whose
+// messages are Windows' own texts (platform/).
+const std::error_category& errno_category() noexcept;
+
 // What the std::error_code API reports for it.
 inline std::error_code code_of(const failure& why) noexcept {
-  return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
+  return why ? std::error_code(why.error, errno_category()) : std::error_code{};
 }
 
 // The failure of the system call that just returned -1.
