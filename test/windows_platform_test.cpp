@@ -327,7 +327,9 @@ TEST(WindowsPlatform, FullDiskIsAnErrorOnEveryStrategy) {
       for (int i = 0; i < 4096 && out; ++i) out.write(block.data(), block.size());
       out.close();
       EXPECT_FALSE(out);
-      EXPECT_NE(out.error_message().find("mapout: "), std::string::npos);
+      EXPECT_EQ(out.rdbuf()->error(), std::errc::no_space_on_device) << out.error_message();
+      EXPECT_EQ(out.error_message().rfind("mapout: ", 0), 0u);
+      std::cout << out.error_message() << '\n';
       EXPECT_EQ(out.rdstate() & std::ios_base::badbit, std::ios_base::badbit);
     }
     std::error_code ignored;
