@@ -89,8 +89,8 @@ failure create_memory_file(descriptor& file) noexcept {
   char path[4096];
   for (;;) {
     if (!memory_file_name(path, sizeof path)) return {ENAMETOOLONG, "open temporary"};
-    file = descriptor(retry_on_eintr(sys().open, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                                     mode_t{0600}));
+    file = descriptor(
+        retry_on_eintr(sys().open, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t{0600}));
     if (file) break;
     if (errno != EEXIST) return errno_failure("open temporary");
   }
@@ -100,9 +100,9 @@ failure create_memory_file(descriptor& file) noexcept {
   return why;
 }
 
-// POSIX's statvfs tells no file system's kind: the strategy's default.
+// POSIX's statvfs tells no file system's kind, nor whether it is remote.
 file_system_kind file_system_of(int) noexcept {
-  return file_system_kind::unknown;
+  return file_system_kind::unnamed;
 }
 
 // A store past the file's end; FreeBSD reports it as an object error. The server still checks
