@@ -11,6 +11,9 @@
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 #   ./build.sh cxx20     the stream, number, cursor and format suites built as C++20, with GCC and
 #                        with Clang (CI too)
+#   ./build.sh posix     the library from the portable POSIX files alone (macOS, the BSDs), the
+#                        check that nothing of Linux's leaks in, and every test suite against it
+#                        but the Linux-only tests (test/posix_excluded.txt says why) (CI too)
 #   ./build.sh packages NAME...  install only the named Debian packages, for test/consumers.sh
 # One line per step that does work (installing, configuring, building, each test suite, each
 # measured row); a step that fails prints its log.
@@ -19,9 +22,9 @@ cd "$(dirname "$0")"
 
 mode=${1:-}
 case "$mode" in
-  test | perf | perf-read | sanitize | tsan | cxx20 | packages) ;;
+  test | perf | perf-read | sanitize | tsan | cxx20 | posix | packages) ;;
   *)
-    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|packages" >&2
+    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|posix|packages" >&2
     exit 2
     ;;
 esac
@@ -160,6 +163,14 @@ case "$mode" in
       for suite in "${suites[@]}"; do quietly "$dir/test/$suite"; done
       echo "$dir: ${suites[*]} passed"
     done
+    ;;
+  posix)
+    configure build-posix -Dwerror=true -Dperf=disabled -Dplatform=posix
+    build build-posix
+    quietly test/posix_leak_check.sh build-posix
+    echo "build-posix/: none of Linux's calls, paths or constants (test/posix_leak_check.sh)"
+    GTEST_FILTER="-$(sed -n 's/^\([A-Za-z][^ ]*\) .*/\1/p' test/posix_excluded.txt | paste -sd:)" \
+      run_tests build-posix
     ;;
   perf)
     configure build -Dwerror=true -Dperf=enabled
