@@ -11,6 +11,9 @@
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 #   ./build.sh cxx20     the stream, number, cursor and format suites built as C++20, with GCC and
 #                        with Clang (CI too)
+#   ./build.sh posix     the library from the portable POSIX files alone (macOS, the BSDs), the
+#                        check that nothing of Linux's leaks in, and every test suite against it
+#                        but the Linux-only tests (test/posix_excluded.txt says why) (CI too)
 #   ./build.sh windows   the library and the test suites cross-built for Windows x86-64 with
 #                        mingw-w64 (build-windows/), the suites run under Wine, the tests that
 #                        cannot apply there left out as test/windows_excluded.txt says (CI too)
@@ -24,9 +27,9 @@ cd "$(dirname "$0")"
 
 mode=${1:-}
 case "$mode" in
-  test | perf | perf-read | sanitize | tsan | cxx20 | windows | packages) ;;
+  test | perf | perf-read | sanitize | tsan | cxx20 | posix | windows | packages) ;;
   *)
-    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|windows|packages" >&2
+    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|posix|windows|packages" >&2
     exit 2
     ;;
 esac
@@ -169,6 +172,14 @@ case "$mode" in
       echo "$dir: ${suites[*]} passed"
     done
     ;;
+  posix)
+    configure build-posix -Dwerror=true -Dperf=disabled -Dplatform=posix
+    build build-posix
+    quietly test/posix_leak_check.sh build-posix
+    echo "build-posix/: none of Linux's calls, paths or constants (test/posix_leak_check.sh)"
+    GTEST_FILTER="-$(sed -n 's/^\([A-Za-z][^ ]*\) .*/\1/p' test/posix_excluded.txt | paste -sd:)" \
+      run_tests build-posix
+    ;;
   windows)
     # Wine's own prefix, made once and quietly: its first start takes seconds and prints much.
     export WINEPREFIX=$PWD/build-windows/wine WINEDEBUG=-all WINEARCH=win64
@@ -192,14 +203,18 @@ case "$mode" in
       wine build-windows-perf/perf/compare.exe --out build-windows-perf/perf "${@:3}"
       exit 0
     fi
-    # A small tmpfs for the full-disk test, which cannot mount from inside Wine: it reaches it
-    # through Wine's Z: drive, the Linux root.
-    full_disk=$PWD/build-windows/full-disk
+    # Small file systems for the full-disk tests, which cannot mount from inside Wine: they reach
+    # them through Wine's Z: drive, the Linux root. One each, since two suites run at once.
+    disks=("$PWD/build-windows/full-disk" "$PWD/build-windows/small-disk")
     if [ "$(id -u)" = 0 ]; then
-      mkdir -p "$full_disk"
-      mountpoint -q "$full_disk" || mount -t tmpfs -o size=1m mapout-full-disk "$full_disk"
-      trap 'umount "$full_disk"' EXIT
-      export MAPOUT_TEST_FULL_DISK="Z:$full_disk"
+      for disk in "${disks[@]}"; do
+        mkdir -p "$disk"
+        mountpoint -q "$disk" || mount -t tmpfs -o size=1m mapout-test "$disk"
+      done
+      trap 'umount "${disks[@]}"' EXIT
+      export MAPOUT_TEST_FULL_DISK="Z:${disks[0]}" MAPOUT_SMALL_DISK="Z:${disks[1]}"
+    else
+      echo "not root: the full-disk tests skip, for want of a small file system mounted"
     fi
     # The tests test/windows_excluded.txt names by pattern, as GoogleTest's negative filter.
     excluded=$(grep -v '^#' test/windows_excluded.txt | awk 'NF && $1 !~ /\.cpp$/ {print $1}' |

@@ -219,6 +219,8 @@ failure replacement::link(int temporary) noexcept {
 }
 
 failure replacement::rename(bool durable) noexcept {
+  // Its identity is checked: Windows renames over no file that is open.
+  target_file_.close();
   if (sys().renameat(directory_.get(), temporary_name_.c_str(), directory_.get(),
                      target_name_.c_str()) != 0) {
     const failure why = errno_failure("rename");

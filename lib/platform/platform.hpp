@@ -68,6 +68,7 @@ enum class file_system_kind {
   in_memory,  // tmpfs and its kind
   ext4,       // also ext2 and ext3
   local,      // any other, not measured
+  unnamed,    // the system names no kind: taken as local, and as none measured
 };
 file_system_kind file_system_of(int fd) noexcept;
 

@@ -7,6 +7,10 @@
 
 #include "platform.hpp"
 
+const std::error_category& mapout::detail::errno_category() noexcept {
+  return std::system_category();
+}
+
 namespace mapout::detail::platform {
 
 void add_posix_calls(system_calls& calls) noexcept {

@@ -4,6 +4,9 @@
 #include <io.h>
 
 #include <cerrno>
+#include <system_error>
+
+#include "../sys.hpp"
 
 namespace mapout::detail::platform::windows {
 
@@ -108,14 +111,104 @@ int errno_of(DWORD code) noexcept {
   }
 }
 
+namespace {
+
+// The Windows error this thread's last failed call met, and the errno it became: the message of
+// that errno then gives Windows' own words (a sharing violation, not only "access denied").
+thread_local DWORD last_code = 0;
+thread_local int last_errno = 0;
+
+// The Windows error that stands for an errno no call of this thread met last.
+DWORD code_for(int error) noexcept {
+  switch (error) {
+    case ENOENT:
+      return ERROR_FILE_NOT_FOUND;
+    case EACCES:
+    case EPERM:
+      return ERROR_ACCESS_DENIED;
+    case EEXIST:
+      return ERROR_FILE_EXISTS;
+    case ENOSPC:
+      return ERROR_DISK_FULL;
+    case EBADF:
+      return ERROR_INVALID_HANDLE;
+    case ENOMEM:
+      return ERROR_NOT_ENOUGH_MEMORY;
+    case EINVAL:
+      return ERROR_INVALID_PARAMETER;
+    case ENOTSUP:
+      return ERROR_NOT_SUPPORTED;
+    case ENAMETOOLONG:
+      return ERROR_FILENAME_EXCED_RANGE;
+    case ENOTDIR:
+      return ERROR_DIRECTORY;
+    case EMFILE:
+      return ERROR_TOO_MANY_OPEN_FILES;
+    case EXDEV:
+      return ERROR_NOT_SAME_DEVICE;
+    case EPIPE:
+      return ERROR_BROKEN_PIPE;
+    case EBUSY:
+      return ERROR_USER_MAPPED_FILE;
+    default:
+      return 0;
+  }
+}
+
+// FormatMessageW's text of `code` in UTF-8, without its final line break; empty when it has none.
+std::string text_of(DWORD code) {
+  wchar_t* text = nullptr;
+  const DWORD length = FormatMessageW(
+      FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+      nullptr, code, 0, reinterpret_cast<wchar_t*>(&text), 0, nullptr);
+  if (length == 0 || text == nullptr) return {};
+  std::size_t end = length;
+  while (end > 0 && (text[end - 1] == L'\r' || text[end - 1] == L'\n' || text[end - 1] == L' ')) {
+    --end;
+  }
+  std::string message;
+  try {
+    message = utf8_of(text, end);
+  } catch (...) {
+    LocalFree(text);
+    throw;
+  }
+  LocalFree(text);
+  return message;
+}
+
+// errno values, equal to std::errc's, whose messages are Windows' texts.
+class windows_errno_category final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "mapout"; }
+  std::error_condition default_error_condition(int error) const noexcept override {
+    return {error, std::generic_category()};
+  }
+  std::string message(int error) const override {
+    const DWORD code = error == last_errno && last_code != 0 ? last_code : code_for(error);
+    std::string text = code != 0 ? text_of(code) : std::string{};
+    return text.empty() ? std::generic_category().message(error) : text;
+  }
+};
+
+}  // namespace
+
 int fail_from_last_error() noexcept {
-  errno = errno_of(GetLastError());
+  last_code = GetLastError();
+  last_errno = errno_of(last_code);
+  errno = last_errno;
   return -1;
 }
 
 int fail_with(int error) noexcept {
+  last_code = 0;
   errno = error;
   return -1;
 }
 
 }  // namespace mapout::detail::platform::windows
+
+const std::error_category& mapout::detail::errno_category() noexcept {
+  static const platform::windows::windows_errno_category category;
+  return category;
+}
