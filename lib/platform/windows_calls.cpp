@@ -218,9 +218,10 @@ void* map(void* address, std::size_t length, int protection, int flags, int fd,
   const HANDLE file = handle_of(fd);
   if (file == INVALID_HANDLE_VALUE) return MAP_FAILED;
   const bool writable = (protection & PROT_WRITE) != 0;
-  // A writable mapping's size is its view's end: past the file's end, it extends the file, and
-  // a full disk fails here. A read-only one is the file's size.
+  // A writable mapping's size is its view's end: past the file's end it extends the file, its
+  // clusters reserved first, so that a full disk fails here. A read-only one is the file's size.
   const std::uint64_t end = writable ? static_cast<std::uint64_t>(offset) + length : 0;
+  if (writable && sys().fallocate(fd, 0, 0, static_cast<off_t>(end)) != 0) return MAP_FAILED;
   const owned_handle mapping(
       CreateFileMappingW(file, nullptr, writable ? PAGE_READWRITE : PAGE_READONLY,
                          static_cast<DWORD>(end >> 32), static_cast<DWORD>(end), nullptr));
