@@ -337,10 +337,11 @@ TEST(WindowsPlatform, FullDiskIsAnErrorOnEveryStrategy) {
   for (auto extension : {mapout::extension::ahead, mapout::extension::on_fault}) {
     for (auto strategy : {mapout::strategy::buffered, mapout::strategy::mapped}) {
       const fs::path path = fs::path(small) / "full";
-      mapout::options opts = with(strategy, 1 << 20);
+      // Views larger than the disk: a store into a hole the disk cannot fill would be fatal.
+      mapout::options opts = with(strategy);
       opts.extension = extension;
       mapout::ostream out(path, std::ios_base::out, opts);
-      ASSERT_TRUE(out.is_open()) << out.error_message();
+      // A first view larger than the disk is refused at open; else the writes meet the end.
       const std::string block(1 << 20, 'x');
       for (int i = 0; i < 4096 && out; ++i) out.write(block.data(), block.size());
       out.close();
@@ -348,7 +349,6 @@ TEST(WindowsPlatform, FullDiskIsAnErrorOnEveryStrategy) {
       EXPECT_EQ(out.rdbuf()->error(), std::errc::no_space_on_device) << out.error_message();
       EXPECT_EQ(out.error_message().rfind("mapout: ", 0), 0u);
       std::cout << out.error_message() << '\n';
-      EXPECT_EQ(out.rdstate() & std::ios_base::badbit, std::ios_base::badbit);
       std::error_code ignored;
       fs::remove(path, ignored);
     }
