@@ -12,8 +12,9 @@
 #   ./build.sh cxx20     the stream, number, cursor and format suites built as C++20, with GCC and
 #                        with Clang (CI too)
 #   ./build.sh posix     the library from the portable POSIX files alone (macOS, the BSDs), the
-#                        check that nothing of Linux's leaks in, and every test suite against it
-#                        but the Linux-only tests (test/posix_excluded.txt says why) (CI too)
+#                        check that nothing of Linux's leaks in, every public header alone with
+#                        clang, and every test suite against the library but the Linux-only tests
+#                        (test/posix_excluded.txt says why) (CI too)
 #   ./build.sh packages NAME...  install only the named Debian packages, for test/consumers.sh
 # One line per step that does work (installing, configuring, building, each test suite, each
 # measured row); a step that fails prints its log.
@@ -40,7 +41,7 @@ test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev 
 perf_packages=(libbenchmark-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")
 [ "$mode" = perf ] || [ "$mode" = perf-read ] && packages+=("${perf_packages[@]}")
-[ "$mode" = cxx20 ] && packages+=(clang)
+[ "$mode" = cxx20 ] || [ "$mode" = posix ] && packages+=(clang)
 [ "$mode" = packages ] && packages=("${@:2}")
 
 missing=()
@@ -169,6 +170,8 @@ case "$mode" in
     build build-posix
     quietly test/posix_leak_check.sh build-posix
     echo "build-posix/: none of Linux's calls, paths or constants (test/posix_leak_check.sh)"
+    quietly test/header_compilers.sh
+    echo "public headers: each alone with clang, C++17, C++20, C11, C99; none GNU-only unguarded"
     GTEST_FILTER="-$(sed -n 's/^\([A-Za-z][^ ]*\) .*/\1/p' test/posix_excluded.txt | paste -sd:)" \
       run_tests build-posix
     ;;

@@ -58,7 +58,10 @@ class MAPOUT_API cursor {
   cursor& operator=(const cursor&) = delete;
   // Always inline: an out-of-line destructor on the unwinding path would take the cursor's address,
   // and a store through any char* could then change its pointers.
-  [[gnu::always_inline]] inline ~cursor() {
+#if defined(__GNUC__)
+  [[gnu::always_inline]]
+#endif
+  inline ~cursor() {
     if (owner_.kind != owner_kind::released) hand_back(owner_, view_, put_, end_, false);
   }
 

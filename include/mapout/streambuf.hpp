@@ -140,7 +140,10 @@ class MAPOUT_API streambuf : public std::streambuf {
   // xsputn's way when the bytes do not fit: the count of them that reached the file or the
   // window. Out of line: inlined, it lets the compiler load pptr and epptr as one 16-byte word,
   // which waits for the previous call's store to pptr each time (docs/decisions.md, "xsputn").
-  [[gnu::noinline]] std::streamsize write_through(const char* data, std::size_t size);
+#if defined(__GNUC__)
+  [[gnu::noinline]]
+#endif
+  std::streamsize write_through(const char* data, std::size_t size);
 
   // The put area as output_file's window (the cursor at pptr), and back: every call into the file
   // takes the one and hands back the window and seekable_ together.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform.hpp"
@@ -43,14 +44,42 @@ void add_posix_calls(system_calls& calls) noexcept {
   calls.fchown = ::fchown;
 }
 
+<<<<<<< HEAD
 std::string path_text(const std::filesystem::path& path) {
   return path.native();
 }
 
+=======
+namespace {
+
+struct file_times {
+  struct timespec modified;
+  struct timespec changed;
+};
+
+// POSIX.1-2008 names them st_mtim and st_ctim, macOS st_mtimespec and st_ctimespec.
+template <class Stat>
+auto times_of(const Stat& st, int) noexcept -> decltype(file_times{st.st_mtim, st.st_ctim}) {
+  return {st.st_mtim, st.st_ctim};
+}
+template <class Stat>
+auto times_of(const Stat& st, long) noexcept
+    -> decltype(file_times{st.st_mtimespec, st.st_ctimespec}) {
+  return {st.st_mtimespec, st.st_ctimespec};
+}
+
+bool same_time(const struct timespec& a, const struct timespec& b) noexcept {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+}  // namespace
+
+>>>>>>> posix
 bool same_version(const struct stat& now, const struct stat& then) noexcept {
+  const file_times a = times_of(now, 0);
+  const file_times b = times_of(then, 0);
   return now.st_dev == then.st_dev && now.st_ino == then.st_ino && now.st_size == then.st_size &&
-         now.st_mtim.tv_sec == then.st_mtim.tv_sec && now.st_mtim.tv_nsec == then.st_mtim.tv_nsec &&
-         now.st_ctim.tv_sec == then.st_ctim.tv_sec && now.st_ctim.tv_nsec == then.st_ctim.tv_nsec;
+         same_time(a.modified, b.modified) && same_time(a.changed, b.changed);
 }
 
 }  // namespace mapout::detail::platform
