@@ -18,6 +18,7 @@
 #include "mapout/input.hpp"
 #include "mapout/options.hpp"
 #include "mapout/ostream.hpp"
+#include "mapout/parallel.hpp"
 #include "sys.hpp"
 
 namespace {
@@ -209,6 +210,34 @@ TEST(WindowsPlatform, MappedInputReadsWhatOfstreamWrote) {
   ASSERT_TRUE(in.is_open());
   ASSERT_EQ(in.size(), bytes.size());
   EXPECT_EQ(std::string(in.data(), in.size()), bytes);
+}
+
+// Parts not yet in place wait in temporary files deleted with their last handle.
+TEST(WindowsPlatform, ParallelPartsJoinInOrderAndLeaveNoTemporary) {
+  scratch_directory dir;
+  const auto temporaries = [] {
+    std::size_t count = 0;
+    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+      count += entry.path().filename().string().rfind("mpo", 0) == 0;
+    }
+    return count;
+  };
+  const std::size_t before = temporaries();
+  std::string want;
+  {
+    mapout::parallel_output out(dir / "joined", 4);
+    for (std::size_t k = 4; k-- > 0;) {
+      for (int line = 0; line < 10000; ++line) out.part(k) << k << ':' << line << '\n';
+    }
+    for (std::size_t k = 0; k < 4; ++k) {
+      for (int line = 0; line < 10000; ++line) {
+        want += std::to_string(k) + ':' + std::to_string(line) + '\n';
+      }
+    }
+    ASSERT_FALSE(out.close()) << out.error_message();
+  }
+  EXPECT_EQ(read_file(dir / "joined"), want);
+  EXPECT_EQ(temporaries(), before);
 }
 
 TEST(WindowsPlatform, AtomicReplacesTheTargetOnlyAtAGoodClose) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cwchar>
 #include <string>
 
 #include "platform.hpp"
@@ -135,8 +136,26 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return true;
 }
 
-failure create_memory_file(descriptor&) noexcept {
-  return {ENOTSUP, "create memory file"};
+// Windows has no file in memory alone: a temporary file, deleted with its last handle, which the
+// system keeps in memory while it can.
+failure create_memory_file(descriptor& file) noexcept {
+  wchar_t directory[MAX_PATH];
+  wchar_t name[MAX_PATH];
+  const DWORD length = GetTempPathW(MAX_PATH, directory);
+  if (length == 0 || length >= MAX_PATH || GetTempFileNameW(directory, L"mpo", 0, name) == 0) {
+    windows::fail_from_last_error();
+    return errno_failure("create memory file");
+  }
+  try {
+    const std::string path = windows::utf8_of(name, std::wcslen(name));
+    file = descriptor(sys().open(path.c_str(), O_RDWR | O_TEMPORARY, mode_t{0600}));
+  } catch (...) {
+    errno = ENOMEM;
+  }
+  if (file) return {};
+  const failure why = errno_failure("create memory file");
+  DeleteFileW(name);
+  return why;
 }
 
 file_system_kind file_system_of(int fd) noexcept {

@@ -129,8 +129,12 @@ DWORD access_of(int flags) noexcept {
 int open_path(const std::wstring& path, int flags, mode_t mode) noexcept {
   const bool directory = (flags & O_DIRECTORY) != 0;
   const bool attributes_only = directory || (flags & O_PATH) != 0;
+  // O_TEMPORARY, the C runtime's own: the file goes with its last handle.
+  const DWORD temporary =
+      (flags & O_TEMPORARY) ? FILE_FLAG_DELETE_ON_CLOSE | FILE_ATTRIBUTE_TEMPORARY : 0;
   const DWORD attributes = attributes_only                          ? FILE_FLAG_BACKUP_SEMANTICS
                            : (flags & O_CREAT) && !(mode & S_IWUSR) ? FILE_ATTRIBUTE_READONLY
+                           : temporary != 0                         ? temporary
                                                                     : FILE_ATTRIBUTE_NORMAL;
   owned_handle file(CreateFileW(path.c_str(),
                                 attributes_only ? FILE_READ_ATTRIBUTES : access_of(flags),
