@@ -44,12 +44,10 @@ void add_posix_calls(system_calls& calls) noexcept {
   calls.fchown = ::fchown;
 }
 
-<<<<<<< HEAD
 std::string path_text(const std::filesystem::path& path) {
   return path.native();
 }
 
-=======
 namespace {
 
 struct file_times {
@@ -74,7 +72,6 @@ bool same_time(const struct timespec& a, const struct timespec& b) noexcept {
 
 }  // namespace
 
->>>>>>> posix
 bool same_version(const struct stat& now, const struct stat& then) noexcept {
   const file_times a = times_of(now, 0);
   const file_times b = times_of(then, 0);
