@@ -6,7 +6,9 @@
 #include <io.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cwchar>
 #include <string>
 
 #include "platform.hpp"
@@ -17,8 +19,20 @@ namespace {
 
 using windows::handle_of;
 
+// Zeros from `from` to `to`, past the file's end: the file system must give them clusters.
+int write_zeros(int fd, std::uint64_t from, std::uint64_t to) noexcept {
+  static const char zeros[64 << 10] = {};
+  for (std::uint64_t at = from; at < to;) {
+    const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof zeros, to - at));
+    if (write_all(fd, zeros, size, static_cast<off_t>(at)) != size) return -1;
+    at += size;
+  }
+  return 0;
+}
+
 // fallocate(2) with mode 0: a file's allocation size reserves its clusters (a full disk fails
-// here), and its end of file then takes them, zero-filled.
+// here), and its end of file then takes them, zero-filled. Where the file system keeps no
+// allocation size apart from the end (Wine's), zeros written past the end take them.
 int allocate(int fd, int mode, off_t offset, off_t length) noexcept {
   const HANDLE handle = handle_of(fd);
   if (handle == INVALID_HANDLE_VALUE) return -1;
@@ -31,11 +45,18 @@ int allocate(int fd, int mode, off_t offset, off_t length) noexcept {
   if (standard.EndOfFile.QuadPart >= end) return 0;
   FILE_ALLOCATION_INFO allocation;
   allocation.AllocationSize.QuadPart = end;
+  if (!SetFileInformationByHandle(handle, FileAllocationInfo, &allocation, sizeof allocation)) {
+    const DWORD error = GetLastError();
+    if (error != ERROR_CALL_NOT_IMPLEMENTED && error != ERROR_INVALID_FUNCTION &&
+        error != ERROR_NOT_SUPPORTED) {
+      return windows::fail_from_last_error();
+    }
+    return write_zeros(fd, static_cast<std::uint64_t>(standard.EndOfFile.QuadPart),
+                       static_cast<std::uint64_t>(end));
+  }
   FILE_END_OF_FILE_INFO end_of_file;
   end_of_file.EndOfFile.QuadPart = end;
-  return SetFileInformationByHandle(handle, FileAllocationInfo, &allocation, sizeof allocation) &&
-                 SetFileInformationByHandle(handle, FileEndOfFileInfo, &end_of_file,
-                                            sizeof end_of_file)
+  return SetFileInformationByHandle(handle, FileEndOfFileInfo, &end_of_file, sizeof end_of_file)
              ? 0
              : windows::fail_from_last_error();
 }
@@ -115,8 +136,26 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return true;
 }
 
-failure create_memory_file(descriptor&) noexcept {
-  return {ENOTSUP, "create memory file"};
+// Windows has no file in memory alone: a temporary file, deleted with its last handle, which the
+// system keeps in memory while it can.
+failure create_memory_file(descriptor& file) noexcept {
+  wchar_t directory[MAX_PATH];
+  wchar_t name[MAX_PATH];
+  const DWORD length = GetTempPathW(MAX_PATH, directory);
+  if (length == 0 || length >= MAX_PATH || GetTempFileNameW(directory, L"mpo", 0, name) == 0) {
+    windows::fail_from_last_error();
+    return errno_failure("create memory file");
+  }
+  try {
+    const std::string path = windows::utf8_of(name, std::wcslen(name));
+    file = descriptor(sys().open(path.c_str(), O_RDWR | O_TEMPORARY, mode_t{0600}));
+  } catch (...) {
+    errno = ENOMEM;
+  }
+  if (file) return {};
+  const failure why = errno_failure("create memory file");
+  DeleteFileW(name);
+  return why;
 }
 
 file_system_kind file_system_of(int fd) noexcept {

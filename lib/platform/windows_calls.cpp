@@ -129,8 +129,12 @@ DWORD access_of(int flags) noexcept {
 int open_path(const std::wstring& path, int flags, mode_t mode) noexcept {
   const bool directory = (flags & O_DIRECTORY) != 0;
   const bool attributes_only = directory || (flags & O_PATH) != 0;
+  // O_TEMPORARY, the C runtime's own: the file goes with its last handle.
+  const DWORD temporary =
+      (flags & O_TEMPORARY) ? FILE_FLAG_DELETE_ON_CLOSE | FILE_ATTRIBUTE_TEMPORARY : 0;
   const DWORD attributes = attributes_only                          ? FILE_FLAG_BACKUP_SEMANTICS
                            : (flags & O_CREAT) && !(mode & S_IWUSR) ? FILE_ATTRIBUTE_READONLY
+                           : temporary != 0                         ? temporary
                                                                     : FILE_ATTRIBUTE_NORMAL;
   owned_handle file(CreateFileW(path.c_str(),
                                 attributes_only ? FILE_READ_ATTRIBUTES : access_of(flags),
@@ -218,9 +222,10 @@ void* map(void* address, std::size_t length, int protection, int flags, int fd,
   const HANDLE file = handle_of(fd);
   if (file == INVALID_HANDLE_VALUE) return MAP_FAILED;
   const bool writable = (protection & PROT_WRITE) != 0;
-  // A writable mapping's size is its view's end: past the file's end, it extends the file, and
-  // a full disk fails here. A read-only one is the file's size.
+  // A writable mapping's size is its view's end: past the file's end it extends the file, its
+  // clusters reserved first, so that a full disk fails here. A read-only one is the file's size.
   const std::uint64_t end = writable ? static_cast<std::uint64_t>(offset) + length : 0;
+  if (writable && sys().fallocate(fd, 0, 0, static_cast<off_t>(end)) != 0) return MAP_FAILED;
   const owned_handle mapping(
       CreateFileMappingW(file, nullptr, writable ? PAGE_READWRITE : PAGE_READONLY,
                          static_cast<DWORD>(end >> 32), static_cast<DWORD>(end), nullptr));

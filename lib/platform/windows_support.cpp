@@ -101,6 +101,7 @@ int errno_of(DWORD code) noexcept {
       return ENOTDIR;
     case ERROR_NOT_SUPPORTED:
     case ERROR_INVALID_FUNCTION:
+    case ERROR_CALL_NOT_IMPLEMENTED:
       return ENOTSUP;
     case ERROR_USER_MAPPED_FILE:
       return EBUSY;
@@ -114,7 +115,7 @@ int errno_of(DWORD code) noexcept {
 namespace {
 
 // The Windows error this thread's last failed call met, and the errno it became: the message of
-// that errno then gives Windows' own words (a sharing violation, not only "access denied").
+// EACCES then gives Windows' own words (a sharing violation, not only "access denied").
 thread_local DWORD last_code = 0;
 thread_local int last_errno = 0;
 
@@ -185,7 +186,9 @@ class windows_errno_category final : public std::error_category {
     return {error, std::generic_category()};
   }
   std::string message(int error) const override {
-    const DWORD code = error == last_errno && last_code != 0 ? last_code : code_for(error);
+    // Windows' access denied, sharing and lock violations are all EACCES.
+    const bool met = error == EACCES && last_errno == EACCES && last_code != 0;
+    const DWORD code = met ? last_code : code_for(error);
     std::string text = code != 0 ? text_of(code) : std::string{};
     return text.empty() ? std::generic_category().message(error) : text;
   }

@@ -51,7 +51,7 @@ struct flock {
 
 // Kinds and bits of files Windows does not have.
 #define S_IFLNK 0xA000
-#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_ISLNK(m) (((m)&S_IFMT) == S_IFLNK)
 #define S_ISUID 04000
 #define S_ISGID 02000
 #define S_ISVTX 01000
