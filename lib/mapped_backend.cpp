@@ -90,6 +90,16 @@ void mapped_backend::decide_free_running(bool others) noexcept {
   detail::decide_free_running(fd(), extend_on_fault_, high_water_, others, guard_, free_running_);
 }
 
+void mapped_backend::stop_running_free_if_joined() noexcept {
+  // One lock query per call, none per store: the window is the caller's until its next call.
+  if (!free_running_ || !presence_.others()) return;
+  presence_.lock_sizes();
+  decide_free_running(presence_.others());
+  claim_extent();
+  presence_.unlock_sizes();
+  set_window(cursor_);
+}
+
 void mapped_backend::follow_cursor(char* put) noexcept {
   if (put == window_.begin) return;
   cursor_ = map_offset_ + static_cast<std::uint64_t>(put - map_);
@@ -221,11 +231,13 @@ error_cause mapped_backend::extend(std::uint64_t needed) noexcept {
 
 step mapped_backend::make_room(char* put, std::size_t wanted) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   return {open_window(wanted)};
 }
 
 step mapped_backend::write(char* put, const char* data, std::size_t size) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   while (size > 0) {
     if (window_.begin == window_.end) {
       if (error_cause why = open_window(size)) return {why};
@@ -247,6 +259,7 @@ std::int64_t mapped_backend::tell(const char* put) const noexcept {
 step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                           std::int64_t& position) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   position = -1;
   const std::uint64_t base = dir == std::ios_base::beg   ? 0
                              : dir == std::ios_base::cur ? cursor_
@@ -263,11 +276,13 @@ step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
 
 error_cause mapped_backend::flush(char* put) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   return record_guard_failure();
 }
 
 error_cause mapped_backend::publish(char* put) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   if (error_cause why = record_guard_failure()) return why;
   if (error_cause why = cut(high_water_, true, false)) return why;
   set_window(cursor_);

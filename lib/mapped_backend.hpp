@@ -69,6 +69,9 @@ class mapped_backend final : public backend {
   void claim_extent() noexcept;
   // See mapped_cut.hpp's decide_free_running; call with the sizes locked.
   void decide_free_running(bool others) noexcept;
+  // At each call that takes the caller's cursor: a free-running writer that another writer joined
+  // since it decided stops running free, so that the other's cuts need not spare everything.
+  void stop_running_free_if_joined() noexcept;
   void assert_invariant() const noexcept;
 
   // Invariant, between calls (assert_invariant):
