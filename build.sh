@@ -11,6 +11,14 @@
 #   ./build.sh tsan      the suites that write from several threads, under ThreadSanitizer (CI too)
 #   ./build.sh cxx20     the stream, number, cursor and format suites built as C++20, with GCC and
 #                        with Clang (CI too)
+#   ./build.sh posix     the library from the portable POSIX files alone (macOS, the BSDs), the
+#                        check that nothing of Linux's leaks in, and every test suite against it
+#                        but the Linux-only tests (test/posix_excluded.txt says why) (CI too)
+#   ./build.sh windows   the library and the test suites cross-built for Windows x86-64 with
+#                        mingw-w64 (build-windows/), the suites run under Wine, the tests that
+#                        cannot apply there left out as test/windows_excluded.txt says (CI too)
+#   ./build.sh windows perf  perf/compare built for Windows, its rows at one size under Wine;
+#                        arguments after perf go to perf/compare (--sizes, --workloads, ...)
 #   ./build.sh packages NAME...  install only the named Debian packages, for test/consumers.sh
 # One line per step that does work (installing, configuring, building, each test suite, each
 # measured row); a step that fails prints its log.
@@ -19,9 +27,9 @@ cd "$(dirname "$0")"
 
 mode=${1:-}
 case "$mode" in
-  test | perf | perf-read | sanitize | tsan | cxx20 | packages) ;;
+  test | perf | perf-read | sanitize | tsan | cxx20 | posix | windows | packages) ;;
   *)
-    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|packages" >&2
+    echo "usage: ./build.sh test|perf|perf-read|sanitize|tsan|cxx20|posix|windows|packages" >&2
     exit 2
     ;;
 esac
@@ -38,6 +46,9 @@ perf_packages=(libbenchmark-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")
 [ "$mode" = perf ] || [ "$mode" = perf-read ] && packages+=("${perf_packages[@]}")
 [ "$mode" = cxx20 ] && packages+=(clang)
+# Wine's 64-bit loader is Debian's wine64; googletest ships the sources the cross build compiles.
+[ "$mode" = windows ] && packages=(meson ninja-build python3 googletest libfmt-dev
+  g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix wine wine64)
 [ "$mode" = packages ] && packages=("${@:2}")
 
 missing=()
@@ -108,7 +119,7 @@ run_tests() {
   local suites
   suites=$(meson test -C "$dir" --list --no-rebuild 2>/dev/null | grep -vc '^ninja:')
   echo "running $suites test suites (mapout_tests takes the longest)"
-  GTEST_OUTPUT="json:$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild |
+  GTEST_OUTPUT="json:${report_drive:-}$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild |
     grep --line-buffered -Ev \
       '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): +[0-9]+ *$|^Full log written|^$' ||
     status=$?
@@ -160,6 +171,58 @@ case "$mode" in
       for suite in "${suites[@]}"; do quietly "$dir/test/$suite"; done
       echo "$dir: ${suites[*]} passed"
     done
+    ;;
+  posix)
+    configure build-posix -Dwerror=true -Dperf=disabled -Dplatform=posix
+    build build-posix
+    quietly test/posix_leak_check.sh build-posix
+    echo "build-posix/: none of Linux's calls, paths or constants (test/posix_leak_check.sh)"
+    GTEST_FILTER="-$(sed -n 's/^\([A-Za-z][^ ]*\) .*/\1/p' test/posix_excluded.txt | paste -sd:)" \
+      run_tests build-posix
+    ;;
+  windows)
+    # Wine's own prefix, made once and quietly: its first start takes seconds and prints much.
+    export WINEPREFIX=$PWD/build-windows/wine WINEDEBUG=-all WINEARCH=win64
+    if [ "${2:-}" = perf ]; then
+      configure build-windows-perf --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
+        -Dperf=enabled -Dtests=disabled -Dexamples=disabled
+      quietly ninja -C build-windows-perf perf/compare
+    else
+      # Not the examples: they show glibc's unlocked stdio beside mapout.
+      configure build-windows --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
+        -Dperf=disabled -Dexamples=disabled
+      build build-windows
+    fi
+    if [ ! -f "$WINEPREFIX/system.reg" ]; then
+      echo "starting Wine once, its prefix in build-windows/wine/"
+      mkdir -p "$WINEPREFIX"
+      quietly wineboot --init
+    fi
+    if [ "${2:-}" = perf ]; then
+      mkdir -p build-windows-perf/perf
+      wine build-windows-perf/perf/compare.exe --out build-windows-perf/perf "${@:3}"
+      exit 0
+    fi
+    # Small file systems for the full-disk tests, which cannot mount from inside Wine: they reach
+    # them through Wine's Z: drive, the Linux root. One each, since two suites run at once.
+    disks=("$PWD/build-windows/full-disk" "$PWD/build-windows/small-disk")
+    if [ "$(id -u)" = 0 ]; then
+      for disk in "${disks[@]}"; do
+        mkdir -p "$disk"
+        mountpoint -q "$disk" || mount -t tmpfs -o size=1m mapout-test "$disk"
+      done
+      trap 'umount "${disks[@]}"' EXIT
+      export MAPOUT_TEST_FULL_DISK="Z:${disks[0]}" MAPOUT_SMALL_DISK="Z:${disks[1]}"
+    else
+      echo "not root: the full-disk tests skip, for want of a small file system mounted"
+    fi
+    # The tests test/windows_excluded.txt names by pattern, as GoogleTest's negative filter.
+    excluded=$(grep -v '^#' test/windows_excluded.txt | awk 'NF && $1 !~ /\.cpp$/ {print $1}' |
+      paste -sd:)
+    echo "leaving out $(grep -v '^#' test/windows_excluded.txt | awk 'NF' | grep -vc '\.cpp ')" \
+      "tests and $(grep -c '^[a-z_]*\.cpp ' test/windows_excluded.txt) source files" \
+      "(test/windows_excluded.txt says why)"
+    GTEST_FILTER="-$excluded" report_drive=Z: run_tests build-windows
     ;;
   perf)
     configure build -Dwerror=true -Dperf=enabled

@@ -57,8 +57,9 @@ void show_window(c_handle& h, const mapout::window& window) noexcept {
 }
 
 int errno_of(std::error_code ec) noexcept {
-  const bool is_errno =
-      ec.category() == std::generic_category() || ec.category() == std::system_category();
+  const bool is_errno = ec.category() == std::generic_category() ||
+                        ec.category() == std::system_category() ||
+                        ec.category() == mapout::detail::errno_category();
   return is_errno ? ec.value() : EIO;
 }
 

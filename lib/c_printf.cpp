@@ -535,7 +535,10 @@ bool convert(printf_output& out, const spec& s, std::va_list* args, int caller_e
       }
       return true;
     case 'c':
-      if (s.size == length::l) return delegate(out, s, static_cast<wint_t>(va_arg(*args, wint_t)));
+      // wint_t as it reaches `...`: promoted where it is narrower than int (Windows).
+      if (s.size == length::l) {
+        return delegate(out, s, static_cast<wint_t>(va_arg(*args, decltype(+wint_t{}))));
+      }
       {
         const char c = static_cast<char>(va_arg(*args, int));
         padded(out, s, &c, 1);
@@ -554,7 +557,7 @@ bool convert(printf_output& out, const spec& s, std::va_list* args, int caller_e
       }
       return true;
     case 'C':
-      return delegate(out, s, static_cast<wint_t>(va_arg(*args, wint_t)));
+      return delegate(out, s, static_cast<wint_t>(va_arg(*args, decltype(+wint_t{}))));
     case 'S':
       return delegate(out, s, va_arg(*args, const wchar_t*));
     case 'p':

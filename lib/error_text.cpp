@@ -1,11 +1,13 @@
 // The one place mapout's error messages are put together.
 #include "error_text.hpp"
 
+#include "platform/platform.hpp"
+
 namespace mapout::detail {
 
 std::string error_context(const char* operation, const std::filesystem::path& path,
                           const char* detail) {
-  std::string text = "mapout: " + std::string(operation) + " '" + path.string() + "'";
+  std::string text = "mapout: " + std::string(operation) + " '" + platform::path_text(path) + "'";
   if (detail != nullptr) text += std::string(": ") + detail;
   return text;
 }

@@ -198,12 +198,14 @@ std::error_code mapped_input::state::open_into(std::unique_ptr<state>& owned,
   }
   state& s = *owned;
   s.close_file();
+  std::string name;
   try {
     s.path = path;
+    name = detail::platform::path_text(path);
   } catch (...) {
     return std::make_error_code(std::errc::not_enough_memory);
   }
-  s.error = s.open_file(path.c_str(), advice, read_unmappable);
+  s.error = s.open_file(name.c_str(), advice, read_unmappable);
   if (s.error) s.close_file();
   return code_of(s.error);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "output_file_state.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout {
 
@@ -78,8 +79,10 @@ std::error_code output_file::open(const std::filesystem::path& path, int fd,
     state_.reset(new (std::nothrow) state);
     if (!state_) return std::make_error_code(std::errc::not_enough_memory);
   }
+  std::string name;
   try {
     state_->path = path;
+    if (fd < 0) name = detail::platform::path_text(path);
   } catch (...) {
     return std::make_error_code(std::errc::not_enough_memory);
   }
@@ -89,7 +92,7 @@ std::error_code output_file::open(const std::filesystem::path& path, int fd,
   // A successful open leaves errno as it was, as fopen does: the calls that probe may set it.
   const int saved_errno = errno;
   s.taken_over = fd >= 0;
-  s.file.error = fd < 0 ? s.open(path.c_str(), mode, opts) : s.take_descriptor(fd, opts);
+  s.file.error = fd < 0 ? s.open(name.c_str(), mode, opts) : s.take_descriptor(fd, opts);
   if (!s.file.error) errno = saved_errno;
   if (s.file.error) {
     // Only the backend's own state goes with it; the descriptor has one owner, which closes it,

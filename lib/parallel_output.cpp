@@ -79,7 +79,11 @@ struct part_slot {
 class parallel_output::impl {
  public:
   impl(const std::filesystem::path& path, std::size_t parts, const options& opts)
-      : path_(path), opts_(opts), parts_(parts), slots_(new part_slot[parts]) {
+      : path_(path),
+        name_(detail::platform::path_text(path)),
+        opts_(opts),
+        parts_(parts),
+        slots_(new part_slot[parts]) {
     if (error_cause why = open_destination()) {
       dest_.fd.close();
       session_.reset();
@@ -157,15 +161,15 @@ class parallel_output::impl {
   error_cause open_destination() noexcept {
     struct stat st;
     // A FIFO or device has no offsets to place parts at, and is never replaced.
-    if (detail::sys().stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (detail::sys().stat(name_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
       if (S_ISDIR(st.st_mode)) return {EISDIR, "open"};
       return {ENODEV, "open", "a parallel output needs a regular file"};
     }
     if (opts_.atomic || opts_.write_if_changed) {
-      return detail::replace_session::open(path_.c_str(), opts_, dest_, session_);
+      return detail::replace_session::open(name_.c_str(), opts_, dest_, session_);
     }
     dest_.fd = detail::descriptor(detail::retry_on_eintr(
-        detail::sys().open, path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t{0666}));
+        detail::sys().open, name_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t{0666}));
     return dest_.fd ? error_cause{} : detail::errno_failure("open");
   }
 
@@ -267,7 +271,7 @@ class parallel_output::impl {
     const std::size_t at = message.find(named);
     if (at == std::string::npos) return {code, message};
     std::string part = "'";
-    part += path_.string();
+    part += detail::platform::path_text(path_);
     part += "' part ";
     part += std::to_string(k);
     return {code, message.replace(at, named.size(), part)};
@@ -369,6 +373,7 @@ class parallel_output::impl {
   }
 
   std::filesystem::path path_;
+  std::string name_;  // path_ as the system's calls take it
   options opts_;
   std::size_t parts_;
   std::unique_ptr<part_slot[]> slots_;

@@ -38,6 +38,8 @@ void replace_session::commit(open_file& file, bool durable) noexcept {
   // Closed before the rename: a file system that reports write-back errors at close (NFS) must
   // not have the target replaced first.
   if (!file.error) file.fail(file.fd.close());
+  // Windows renames over no file that is open, the comparison's reader included.
+  comparison_.reset();
   if (!file.error) file.fail(replacement_->rename(durable));
   drop(file);
 }

@@ -219,6 +219,8 @@ error_cause replacement::link(int temporary) noexcept {
 }
 
 error_cause replacement::rename(bool durable) noexcept {
+  // Its identity is checked: Windows renames over no file that is open.
+  target_file_.close();
   if (sys().renameat(directory_.get(), temporary_name_.c_str(), directory_.get(),
                      target_name_.c_str()) != 0) {
     const error_cause why = errno_failure("rename");

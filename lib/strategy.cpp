@@ -22,6 +22,8 @@ target_kind kind_of(int fd) noexcept {
     // Where write(2) from a buffer beat the mapping (docs/decisions.md, "automatic").
     case platform::file_system_kind::in_memory:
     case platform::file_system_kind::ext4:
+    // A file system that cannot be named gets what won on each one measured, and maps on request.
+    case platform::file_system_kind::unnamed:
       return target_kind::buffer_wins;
     case platform::file_system_kind::local:
       break;

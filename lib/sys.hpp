@@ -13,26 +13,24 @@
 #include <cstddef>
 #include <system_error>
 
-// Linux's, used only by its platform file: where the entry needs it, so does the header.
-struct statfs;
+#include "platform/own_calls.hpp"
 
 namespace mapout::detail {
 
 // Each entry is the plain system call: retrying is the caller's (retry_on_eintr), so that a test
 // that makes an entry fail with EINTR sees the retry. The platform's files fill the table
-// (platform::add_posix_calls, then platform::add_system_calls); an entry a system lacks stays
-// null there, and only that system's file would call it.
-struct system_calls {
+// (platform::add_posix_calls, then platform::add_system_calls). These entries are every POSIX
+// system's; those of one system alone are platform::own_calls', null on the others.
+struct system_calls : platform::own_calls {
   int (*open)(const char* path, int flags, mode_t mode);
   int (*close)(int fd);
   int (*stat)(const char* path, struct stat* st);
   int (*fstat)(int fd, struct stat* st);
-  int (*fstatfs)(int fd, struct statfs* st);
   int (*ftruncate)(int fd, off_t length);
-  int (*fallocate)(int fd, int mode, off_t offset, off_t length);
   void* (*mmap)(void* addr, std::size_t length, int prot, int flags, int fd, off_t offset);
   int (*munmap)(void* addr, std::size_t length);
   int (*madvise)(void* addr, std::size_t length, int advice);
+  // Not POSIX, but macOS's and the BSDs' too (there with a char vector).
   int (*mincore)(void* addr, std::size_t length, unsigned char* resident);
   ssize_t (*write)(int fd, const void* data, std::size_t size);
   ssize_t (*pread)(int fd, void* data, std::size_t size, off_t offset);
@@ -55,8 +53,6 @@ struct system_calls {
   // For checking a target as the kernel found it, and giving its replacement the old owner.
   int (*fstatat)(int directory, const char* path, struct stat* st, int flags);
   int (*fchown)(int fd, uid_t owner, gid_t group);
-  // For the parts of a parallel output held in memory until their place is known.
-  int (*memfd_create)(const char* name, unsigned int flags);
 };
 
 // The table in use; tests swap entries and restore them.
@@ -110,9 +106,13 @@ struct error_cause {
   explicit operator bool() const noexcept { return error != 0; }
 };
 
+// The category of errno values mapout reports: std::system_category(), or on Windows one whose
+// messages are Windows' own texts (platform/).
+const std::error_category& errno_category() noexcept;
+
 // What the std::error_code API reports for it.
 inline std::error_code code_of(const error_cause& why) noexcept {
-  return why ? std::error_code(why.error, std::system_category()) : std::error_code{};
+  return why ? std::error_code(why.error, errno_category()) : std::error_code{};
 }
 
 // The failure of the system call that just returned -1.

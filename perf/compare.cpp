@@ -1,9 +1,13 @@
 // perf/compare: mapout against stdio, iostreams, fmt, LLVM, Boost and a hand-written write(2)
 // buffer, every writer in a fresh child, in rotating rounds; prints the matrix and the targets and
 // leaves summary.txt, details.txt, results.csv and throughput.svg in the output directory.
+#include <unistd.h>
+
+#include <thread>
+#ifndef _WIN32
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <unistd.h>
+#endif
 
 #include <chrono>
 #include <cstdio>
@@ -36,14 +40,24 @@ std::string load_average() {
 
 // The machine and the moment, for the table's reader: CPU noise is the largest error here.
 void print_machine(std::FILE* out) {
+#ifdef _WIN32
+  // Under Wine the kernel and the CPU are Linux's: /proc/cpuinfo reads through Z: as elsewhere.
+  struct {
+    const char* sysname = "Windows (Wine)";
+    const char* release = "x86-64";
+  } name;
+  const long cpus = static_cast<long>(std::thread::hardware_concurrency());
+#else
   utsname name{};
   ::uname(&name);
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+#endif
   const std::time_t now = std::time(nullptr);
   char date[64];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::fprintf(out, "%s; %s %s; %s; %ld CPUs; load average %s\n", date, name.sysname, name.release,
-               first_line_with("/proc/cpuinfo", "model name").c_str(),
-               ::sysconf(_SC_NPROCESSORS_ONLN), load_average().c_str());
+               first_line_with("/proc/cpuinfo", "model name").c_str(), cpus,
+               load_average().c_str());
 }
 
 // Draws throughput.svg with gnuplot (when this build found it) from chart.dat; true if it did.

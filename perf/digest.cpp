@@ -185,8 +185,15 @@ digest shortest_digest(const workload& work) {
   return sink.finish();
 }
 
+#ifdef _WIN32
+// The bytes as they are (the C runtime translates line ends without O_BINARY), not inherited.
+constexpr int unshared = O_BINARY | O_NOINHERIT;
+#else
+constexpr int unshared = O_CLOEXEC;
+#endif
+
 digest file_digest(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | unshared);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "open " + path);
   std::vector<char> buffer(std::size_t{1} << 20);
   digest result;

@@ -2,9 +2,13 @@
 #include "runner.hpp"
 
 #include <fcntl.h>
+#include <unistd.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <unistd.h>
+#endif
 
 #include <chrono>
 #include <cstdio>
@@ -35,9 +39,16 @@ std::uint64_t status_bytes(const char* field) {
   return kib << 10;
 }
 
+#ifdef _WIN32
+// Under Wine, /proc is Linux's, reached through the Z: drive.
+constexpr int unshared = O_NOINHERIT;
+#else
+constexpr int unshared = O_CLOEXEC;
+#endif
+
 // Makes VmHWM start again from the current resident set (proc(5), clear_refs value 5).
 void reset_peak_rss() {
-  const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  const int fd = ::open("/proc/self/clear_refs", O_WRONLY | unshared);
   if (fd < 0) return;
   if (::write(fd, "5", 1) != 1) {
     // The peak then includes what the process touched before; reported as measured.
@@ -45,9 +56,35 @@ void reset_peak_rss() {
   ::close(fd);
 }
 
+#ifdef _WIN32
+// The process's user and system seconds, as getrusage gives them elsewhere; no /proc for the
+// resident set (its fields read 0).
+struct times_used {
+  double user = 0;
+  double sys = 0;
+};
+double seconds(const FILETIME& t) {
+  return static_cast<double>((std::uint64_t{t.dwHighDateTime} << 32) | t.dwLowDateTime) * 1e-7;
+}
+times_used process_times() {
+  FILETIME created, exited, kernel, user;
+  if (!::GetProcessTimes(::GetCurrentProcess(), &created, &exited, &kernel, &user)) return {};
+  return {seconds(user), seconds(kernel)};
+}
+#else
 double seconds(const timeval& t) {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
 }
+struct times_used {
+  double user = 0;
+  double sys = 0;
+};
+times_used process_times() {
+  rusage used{};
+  ::getrusage(RUSAGE_SELF, &used);
+  return {seconds(used.ru_utime), seconds(used.ru_stime)};
+}
+#endif
 
 // What the child sends back through its pipe.
 struct child_report {
@@ -63,17 +100,15 @@ child_report measure(const writer& w, const workload& work, const std::string& p
     if (w.prepare) w.prepare(work);
     reset_peak_rss();
     const std::uint64_t baseline = status_bytes("VmRSS");
-    rusage before{};
-    ::getrusage(RUSAGE_SELF, &before);
+    const times_used before = process_times();
     const auto start = std::chrono::steady_clock::now();
     w.run(work, path);
     const auto stop = std::chrono::steady_clock::now();
-    rusage after{};
-    ::getrusage(RUSAGE_SELF, &after);
+    const times_used after = process_times();
     const std::uint64_t peak = status_bytes("VmHWM");
     report.measured.wall = std::chrono::duration<double>(stop - start).count();
-    report.measured.user = seconds(after.ru_utime) - seconds(before.ru_utime);
-    report.measured.sys = seconds(after.ru_stime) - seconds(before.ru_stime);
+    report.measured.user = after.user - before.user;
+    report.measured.sys = after.sys - before.sys;
     report.measured.peak_rss = peak > baseline ? peak - baseline : 0;
     if (w.memory_digest) report.written = w.memory_digest();
     report.ok = true;

@@ -2,8 +2,12 @@
 // best of the rounds after.
 #pragma once
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <sys/mman.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -34,6 +38,13 @@ constexpr std::uint64_t warm_up_slack = std::uint64_t{64} << 20;
 // a host fault per page; this takes them back outside the timed region. Throws std::system_error.
 inline void warm_up(std::uint64_t output_bytes) {
   const std::uint64_t bytes = output_bytes + warm_up_slack;
+#ifdef _WIN32
+  void* const memory = ::VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+  if (memory == nullptr) throw std::system_error(ENOMEM, std::generic_category(), "warm-up");
+  auto* const first = static_cast<volatile char*>(memory);
+  for (std::uint64_t at = 0; at < bytes; at += 4096) first[at] = 1;
+  ::VirtualFree(memory, 0, MEM_RELEASE);
+#else
   void* const memory =
       ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "warm-up mmap");
@@ -44,6 +55,7 @@ inline void warm_up(std::uint64_t output_bytes) {
     for (std::uint64_t at = 0; at < bytes; at += page) first[at] = 1;
   }
   ::munmap(memory, bytes);
+#endif
 }
 
 }  // namespace perf

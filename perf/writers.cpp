@@ -12,6 +12,13 @@ namespace perf {
 
 std::vector<writer> all_writers() {
   std::vector<writer> list;
+#ifdef PERF_PORTABLE_WRITERS_ONLY
+  // Where perf/meson.build builds only the writers every system has (Windows).
+  add_stdio_writers(list);
+  add_iostream_writers(list);
+  add_mapout_writers(list);
+  add_cursor_writers(list);
+#else
   add_memory_writers(list);
   add_stdio_writers(list);
   add_iostream_writers(list);
@@ -27,6 +34,7 @@ std::vector<writer> all_writers() {
   add_parallel_writers(list);
   add_print_cxx20_writers(list);
   add_printf_writers(list);
+#endif
 #ifdef PERF_HAVE_BOOST_SERIALIZATION
   add_archive_rows(list);
 #endif
@@ -44,8 +52,15 @@ std::array<const char*, workload_kind_count> apis_for(std::initializer_list<work
   return apis;
 }
 
+#ifdef _WIN32
+// The bytes as they are (the C runtime translates line ends without O_BINARY), not inherited.
+constexpr int unshared = O_BINARY | O_NOINHERIT;
+#else
+constexpr int unshared = O_CLOEXEC;
+#endif
+
 void run_in_two_halves(const workload& work, const std::string& path, fill_blocks_fn fill) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | unshared, 0666);
   if (fd < 0 || ::close(fd) != 0) throw_errno("create", path);
   const std::uint64_t blocks = work.bytes / block_size(work.kind);
   std::exception_ptr failed;

@@ -4,6 +4,12 @@
 
 #include "writers.hpp"
 
+#ifdef _WIN32
+// The C runtime's name for putc without the stream's lock; msvcrt has no fwrite without it.
+#define putc_unlocked _putc_nolock
+#define fwrite_unlocked fwrite
+#endif
+
 namespace perf {
 namespace {
 

@@ -193,7 +193,7 @@ TEST(Boundary, TinyReservationTakesEveryByteThroughPut) {
 
 std::uintmax_t size_on_disk(const std::filesystem::path& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return ~std::uintmax_t{0};
+  if (::stat(path.string().c_str(), &st) != 0) return ~std::uintmax_t{0};
   return static_cast<std::uintmax_t>(st.st_size);
 }
 

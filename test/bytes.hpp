@@ -2,7 +2,11 @@
 // at the wrong place, lost or zeroed, and the page size that sets where windows end.
 #pragma once
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 #include <cstddef>
 #include <string>
@@ -10,7 +14,14 @@
 namespace mapout::test {
 
 inline std::size_t page_size() {
+#ifdef _WIN32
+  // A view of a file starts at a multiple of the allocation granularity (64 KiB), not of a page.
+  SYSTEM_INFO system;
+  ::GetSystemInfo(&system);
+  return system.dwAllocationGranularity;
+#else
   return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+#endif
 }
 
 // Printable bytes, never zero, that differ from one offset to the next. The period of 90 drifts

@@ -94,7 +94,7 @@ TEST(CApi, RandomCallsMatchStdioInEveryMode) {
 TEST(CApi, InlinePutcAndShortWritesCrossEveryWindow) {
   temp_dir dir;
   const mapout_options opts = options_for(MAPOUT_MAPPED);
-  mapout_file* out = mapout_open((dir / "out").c_str(), "w", &opts);
+  mapout_file* out = mapout_open((dir / "out").string().c_str(), "w", &opts);
   ASSERT_NE(out, nullptr);
   std::string expected;
   for (int i = 0; i < 100000; ++i) {
@@ -113,7 +113,7 @@ TEST(CApi, InlinePutcAndShortWritesCrossEveryWindow) {
 TEST(CApi, PublishAndPersistLeaveExactlyTheBytesWritten) {
   temp_dir dir;
   const mapout_options opts = options_for(MAPOUT_MAPPED);
-  mapout_file* out = mapout_open((dir / "out").c_str(), "w", &opts);
+  mapout_file* out = mapout_open((dir / "out").string().c_str(), "w", &opts);
   ASSERT_NE(out, nullptr);
   const std::string first = bytes_from(7, 50000);
   ASSERT_EQ(mapout_write(first.data(), 1, first.size(), out), first.size());
@@ -134,7 +134,7 @@ TEST(CApi, FlushPublishesShowsEachFlushedLineToAReader) {
     temp_dir dir;
     mapout_options opts = options_for(strategy);
     opts.flush_publishes = 1;
-    mapout_file* out = mapout_open((dir / "log").c_str(), "w", &opts);
+    mapout_file* out = mapout_open((dir / "log").string().c_str(), "w", &opts);
     ASSERT_NE(out, nullptr);
     std::string expected;
     for (int i = 0; i < 300; ++i) {
@@ -264,13 +264,13 @@ TEST(CApi, OpenFailuresSetErrnoAsFopenDoes) {
   temp_dir dir;
   const std::string missing = (dir / "missing").string();
   errno = 0;
-  EXPECT_EQ(mapout_open((dir / "no" / "such").c_str(), "w", nullptr), nullptr);
+  EXPECT_EQ(mapout_open((dir / "no" / "such").string().c_str(), "w", nullptr), nullptr);
   EXPECT_EQ(errno, ENOENT);
   errno = 0;
   EXPECT_EQ(mapout_open(missing.c_str(), "r+", nullptr), nullptr);
   EXPECT_EQ(errno, ENOENT);
   errno = 0;
-  EXPECT_EQ(mapout_open(dir.path().c_str(), "w", nullptr), nullptr);
+  EXPECT_EQ(mapout_open(dir.path().string().c_str(), "w", nullptr), nullptr);
   EXPECT_EQ(errno, EISDIR);
 
   mapout_options opts;
@@ -291,7 +291,7 @@ TEST(CApi, ExclusiveModeRefusesAnExistingFileAndLeavesIt) {
     EXPECT_EQ(errno, EEXIST);
   }
   EXPECT_EQ(read_file(path), "kept");
-  mapout_file* fresh = mapout_open((dir / "fresh").c_str(), "wx", nullptr);
+  mapout_file* fresh = mapout_open((dir / "fresh").string().c_str(), "wx", nullptr);
   ASSERT_NE(fresh, nullptr);
   EXPECT_EQ(mapout_puts("new", fresh), 0);
   EXPECT_EQ(mapout_close(fresh), 0);
@@ -355,6 +355,7 @@ TEST(CApi, FullDeviceFailsPutcWriteFlushAndCloseWithEnospc) {
   EXPECT_EQ(errno, ENOSPC);
 }
 
+#ifndef _WIN32
 TEST(CApi, SeekAndTellOnAPipeFailWithEspipeAndWritingGoesOn) {
   int ends[2];
   ASSERT_EQ(::pipe(ends), 0);
@@ -377,10 +378,11 @@ TEST(CApi, SeekAndTellOnAPipeFailWithEspipeAndWritingGoesOn) {
   EXPECT_STREQ(got, "before after\n");
   ::close(ends[0]);
 }
+#endif  // _WIN32
 
 TEST(CApi, BadSeeksFailWithEinvalAndAreNotSticky) {
   temp_dir dir;
-  mapout_file* out = mapout_open((dir / "out").c_str(), "w", nullptr);
+  mapout_file* out = mapout_open((dir / "out").string().c_str(), "w", nullptr);
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(mapout_puts("abc", out), 0);
   errno = 0;
@@ -397,7 +399,7 @@ TEST(CApi, BadSeeksFailWithEinvalAndAreNotSticky) {
 
 TEST(CApi, WriteWhoseSizeOverflowsFailsWithEoverflow) {
   temp_dir dir;
-  mapout_file* out = mapout_open((dir / "out").c_str(), "w", nullptr);
+  mapout_file* out = mapout_open((dir / "out").string().c_str(), "w", nullptr);
   ASSERT_NE(out, nullptr);
   errno = 0;
   EXPECT_EQ(mapout_write("ab", SIZE_MAX / 2, 3, out), 0u);
@@ -408,6 +410,7 @@ TEST(CApi, WriteWhoseSizeOverflowsFailsWithEoverflow) {
   EXPECT_EQ(read_file(dir / "out"), "ab");
 }
 
+#ifndef _WIN32
 TEST(CApi, FileSizeLimitFailsTheWriteAndCloseWithEfbig) {
   temp_dir dir;
   const std::string path = (dir / "limited").string();
@@ -456,6 +459,7 @@ TEST(CApi, FilenoIsTheOpenFilesDescriptor) {
   ASSERT_EQ(::stat(path.c_str(), &by_path), 0);
   EXPECT_EQ(by_path.st_mode & 0777, 0600u);
 }
+#endif  // _WIN32
 
 }  // namespace
 
@@ -494,6 +498,7 @@ TEST(CApi, WriteIfChangedKeepsAnUnchangedFile) {
   write_file(dir / "out", "same bytes");
   struct stat before;
   ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  const auto written_before = std::filesystem::last_write_time(dir / "out");
   mapout_options opts;
   mapout_options_init(&opts);
   opts.write_if_changed = 1;
@@ -503,8 +508,9 @@ TEST(CApi, WriteIfChangedKeepsAnUnchangedFile) {
   EXPECT_EQ(mapout_close(file), 0);
   struct stat after;
   ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  // Windows has no inode numbers in struct stat (st_ino is 0): the time alone says it there.
   EXPECT_EQ(after.st_ino, before.st_ino);
-  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  EXPECT_TRUE(std::filesystem::last_write_time(dir / "out") == written_before);
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
 
 #include <cerrno>
 #include <exception>
@@ -13,30 +15,6 @@
 #include <string>
 
 namespace mapout::test {
-
-// Runs body in a forked child that exits with what body returns (1 when it throws). The child
-// must not touch GoogleTest: its failures would not reach the parent.
-inline pid_t spawn(const std::function<int()>& body) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    int status = 1;
-    try {
-      status = body();
-    } catch (...) {
-    }
-    ::_exit(status);
-  }
-  return pid;
-}
-
-// The child's exit status, or -1 when it did not exit normally.
-inline int wait_for(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 // Everything readable from fd until end of file.
 inline std::string drain(int fd) {
@@ -61,6 +39,32 @@ inline bool write_all(int fd, const std::string& bytes) {
     done += static_cast<std::size_t>(written);
   }
   return true;
+}
+
+// Windows cannot fork: the tests that need a child process are Linux's.
+#ifndef _WIN32
+// Runs body in a forked child that exits with what body returns (1 when it throws). The child
+// must not touch GoogleTest: its failures would not reach the parent.
+inline pid_t spawn(const std::function<int()>& body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    int status = 1;
+    try {
+      status = body();
+    } catch (...) {
+    }
+    ::_exit(status);
+  }
+  return pid;
+}
+
+// The child's exit status, or -1 when it did not exit normally.
+inline int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 struct child_report {
@@ -95,5 +99,6 @@ inline void expect_ok(const child_report& child) {
   EXPECT_EQ(child.status, 0) << "the child did not exit normally";
   EXPECT_EQ(child.report, "ok");
 }
+#endif  // _WIN32
 
 }  // namespace mapout::test

@@ -4,7 +4,8 @@
 # pkg-config, the optional parts (format.hpp with fmt, boost.hpp with Boost.Iostreams), a CMake
 # project with find_package(mapout), add_subdirectory and FetchContent (from a local git URL of
 # this tree), a meson project with mapout as a subproject; the shared library's exported symbols;
-# every installed header compiled alone with GCC and Clang; every C++ and C snippet of README.md.
+# every installed header compiled alone with GCC and Clang; every C++ and C snippet of README.md;
+# a consumer cross-built for Windows through pkg-config and one through CMake, run under Wine.
 # Then `meson setup` of mapout itself on a machine without GoogleTest, and meson.build against
 # CMakeLists.txt: the same sources in both.
 # Prints one line per check and `consumers: N passed, N failed`; exits non-zero on a failure.
@@ -14,7 +15,8 @@ source_dir=$PWD
 consumers=$source_dir/test/consumers
 
 "$source_dir/build.sh" packages g++ gcc clang meson ninja-build pkg-config cmake binutils \
-  util-linux git libfmt-dev libboost-iostreams-dev
+  util-linux git libfmt-dev libboost-iostreams-dev g++-mingw-w64-x86-64-posix \
+  gcc-mingw-w64-x86-64-posix wine wine64
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -231,6 +233,38 @@ setup_without_gtest() {
     ! meson introspect --targets "$dir" | grep -q '"name": "mapout_tests"'
 }
 
+# Windows, cross-built with mingw-w64 and run under Wine: mapout installed by meson with the cross
+# file, a C++ program built against it with pkg-config; mapout built and installed by
+# CMakeLists.txt with the toolchain file, a CMake project (C++ and C) on find_package(mapout).
+windows_pkg_config() {
+  local dir=$work/windows-pkg-config
+  meson setup "$work/build-windows" "$source_dir" --prefix "$work/windows" \
+    --cross-file "$source_dir/cross/x86_64-w64-mingw32.ini" -Dtests=disabled \
+    -Dexamples=disabled -Dwerror=true &&
+    ninja -C "$work/build-windows" -j2 &&
+    meson install -C "$work/build-windows" --quiet || return 1
+  mkdir -p "$dir"
+  # Only the target's .pc files: the host's would hand Linux libraries to the linker.
+  # shellcheck disable=SC2046
+  x86_64-w64-mingw32-g++-posix -std=c++17 "${strict[@]}" "$consumers/app.cpp" -o "$dir/app.exe" \
+    $(PKG_CONFIG_LIBDIR=$(dirname "$(find "$work/windows" -name mapout.pc)") \
+      pkg-config --static --cflags --libs mapout) -static &&
+    wine "$dir/app.exe" "$dir/out.txt"
+}
+
+windows_cmake() {
+  local prefix=$work/windows-cmake-installed dir=$work/windows-cmake-consumer
+  local toolchain=-DCMAKE_TOOLCHAIN_FILE=$source_dir/cmake/mingw-w64.cmake
+  cmake -S "$source_dir" -B "$work/windows-cmake-build" "$toolchain" \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_FLAGS="${strict[*]}" &&
+    cmake --build "$work/windows-cmake-build" -j2 &&
+    cmake --install "$work/windows-cmake-build" &&
+    cmake -S "$consumers" -B "$dir" "$toolchain" \
+      -Dmapout_DIR="$(dirname "$(find "$prefix" -name mapoutConfig.cmake)")" &&
+    cmake --build "$dir" -j2 &&
+    wine "$dir/app.exe" "$dir/out.txt" && wine "$dir/app_c.exe" "$dir/out_c.txt"
+}
+
 for kind in shared static; do
   check "$kind: meson install into a prefix" install_mapout "$kind"
   libdir=$(dirname "$(find "$work/$kind" -name mapout.pc)")
@@ -253,6 +287,12 @@ for kind in shared static; do
   check "$kind: CMake install, then find_package" cmake_install_then_find_package "$kind"
   check "$kind: meson subproject, C++ and C" meson_subproject "$kind"
 done
+# Wine's prefix of ./build.sh windows when there is one; its first start is quiet either way.
+export WINEPREFIX=${WINEPREFIX:-$source_dir/build-windows/wine} WINEDEBUG=-all WINEARCH=win64
+check "Windows: meson cross build installed, g++ with pkg-config, run under Wine" \
+  windows_pkg_config
+check "Windows: CMake toolchain build installed, then find_package, C++ and C under Wine" \
+  windows_cmake
 check "meson setup without GoogleTest: tests skipped" setup_without_gtest
 check "meson.build and CMakeLists.txt build the same sources" "$source_dir/test/same_sources.sh"
 

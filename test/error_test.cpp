@@ -3,11 +3,13 @@
 // thrown when exceptions() asks for it.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+#ifndef _WIN32
 #include <grp.h>
 #include <sched.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#endif
 
 #include <cerrno>
 #include <cstring>
@@ -27,12 +29,8 @@ namespace {
 
 using mapout::test::failure_of;
 using mapout::test::read_file;
-using mapout::test::run_in_child;
 using mapout::test::temp_dir;
 using mapout::test::write_file;
-
-constexpr uid_t nobody = 65534;
-constexpr gid_t nogroup = 65534;
 
 std::string quoted(const std::filesystem::path& path) {
   return "'" + path.string() + "'";
@@ -103,6 +101,13 @@ TEST(Error, UpdateInPlaceOfAMissingFile) {
   EXPECT_EQ(check_open_fails(dir / "absent", std::ios::out | std::ios::in, ENOENT), "");
   EXPECT_FALSE(std::filesystem::exists(dir / "absent"));
 }
+
+// Users and modes: POSIX's, and a child that drops root for them, which Windows has not.
+#ifndef _WIN32
+using mapout::test::run_in_child;
+
+constexpr uid_t nobody = 65534;
+constexpr gid_t nogroup = 65534;
 
 // Runs the checks as an unprivileged user: in a child that drops root for nobody, or here when
 // the tests do not run as root. "skip: ..." when the privileges cannot be dropped.
@@ -190,6 +195,7 @@ TEST(Error, ReadOnlyFileSystem) {
   EXPECT_EQ(child.status, 0);
   EXPECT_EQ(child.report, "");
 }
+#endif  // _WIN32
 
 // `call`, on a stream closed already, must throw a failure naming `operation` and `path`, with
 // EBADF as its code.

@@ -3,6 +3,12 @@
 // file system their temporary directory is.
 #pragma once
 
+#ifdef _WIN32
+namespace mapout::test {
+// Windows's strategy::automatic does not ask the file system's type: there is nothing to pretend.
+struct on_unmeasured_file_system {};
+}  // namespace mapout::test
+#else
 #include <linux/magic.h>
 #include <sys/statfs.h>
 
@@ -38,3 +44,4 @@ class file_system_type {
 using on_unmeasured_file_system = file_system_type<xfs_magic>;
 
 }  // namespace mapout::test
+#endif  // _WIN32

@@ -43,7 +43,8 @@ int calls_made = 0;
 template <auto Entry>
 struct failing;
 
-template <class Result, class... Args, Result (*system_calls::*Entry)(Args...)>
+// Table: system_calls, or platform::own_calls for a system's own entries.
+template <class Table, class Result, class... Args, Result (*Table::*Entry)(Args...)>
 struct failing<Entry> {
   static Result call(Args... args) {
     ++calls_made;

@@ -113,6 +113,7 @@ TEST(MappedInput, DirectoryFailsToRead) {
   EXPECT_EQ(in.error_message(), message("read", dir.path(), EISDIR));
 }
 
+#ifndef _WIN32
 TEST(MappedInput, PipeIsReadIntoMemory) {
   int ends[2];
   ASSERT_EQ(::pipe(ends), 0);
@@ -139,6 +140,7 @@ TEST(MappedInput, FifoIsReadIntoMemory) {
   EXPECT_FALSE(in.is_mapped());
   EXPECT_EQ(in.view(), bytes);
 }
+#endif  // _WIN32
 
 TEST(MappedInput, ProcFilesWhoseSizeIsZeroAreRead) {
   for (const char* path : {"/proc/self/cmdline", "/proc/filesystems"}) {
@@ -158,6 +160,7 @@ TEST(MappedInput, SysfsFileThatRefusesMmapIsRead) {
   EXPECT_EQ(in.view(), read_file(path));
 }
 
+#ifndef _WIN32
 TEST(MappedInput, ThreadThatBlocksSigbusReadsIntoMemory) {
   temp_dir dir;
   const std::string bytes = random_bytes(3 * page, 17);
@@ -177,6 +180,7 @@ TEST(MappedInput, ThreadThatBlocksSigbusReadsIntoMemory) {
   EXPECT_FALSE(mapped);
   EXPECT_EQ(seen, bytes);
 }
+#endif  // _WIN32
 
 TEST(MappedInput, MoveAndSwapCarryTheBytes) {
   temp_dir dir;
@@ -198,6 +202,7 @@ TEST(MappedInput, MoveAndSwapCarryTheBytes) {
   EXPECT_EQ(moved.view(), "");
 }
 
+#ifndef _WIN32
 // Another process cuts the file to one page while this one has it mapped: the lost pages read as
 // zeroes, the process lives, and error() says what happened.
 TEST(MappedInput, FileTruncatedByAnotherProcessReadsZeroesAndReportsEio) {
@@ -219,6 +224,7 @@ TEST(MappedInput, FileTruncatedByAnotherProcessReadsZeroesAndReportsEio) {
   EXPECT_EQ(in.error_message(),
             message("read from a file truncated by another process", path, EIO));
 }
+#endif  // _WIN32
 
 TEST(MappedInput, FailedMapIsAnErrorWithItsOperation) {
   temp_dir dir;
@@ -246,6 +252,7 @@ TEST(MappedInput, FileSystemThatRefusesMmapIsRead) {
   EXPECT_EQ(in.view(), "not mappable here");
 }
 
+#ifndef _WIN32
 TEST(MappedInput, FailedReadIsAnErrorWithItsOperation) {
   int ends[2];
   ASSERT_EQ(::pipe(ends), 0);
@@ -282,6 +289,7 @@ TEST(MappedInput, InterruptedReadsAreRetried) {
   EXPECT_EQ(in.view(), "interrupted");
   EXPECT_GT(interruptions, 4);
 }
+#endif  // _WIN32
 
 TEST(MappedInput, ReopenedTwoThousandTimes) {
   temp_dir dir;

@@ -23,7 +23,8 @@ using mapout::test::temp_dir;
 template <auto Entry>
 struct interrupted;
 
-template <class Result, class... Args, Result (*system_calls::*Entry)(Args...)>
+// Table: system_calls, or platform::own_calls for a system's own entries.
+template <class Table, class Result, class... Args, Result (*Table::*Entry)(Args...)>
 struct interrupted<Entry> {
   static inline int interruptions = 0;
 

@@ -148,6 +148,7 @@ TEST(Istream, PutbackOfTheSameCharacterWorksAnotherFails) {
   EXPECT_EQ(read_file(dir / "f"), "ab");
 }
 
+#ifndef _WIN32
 TEST(Istream, PipeAndProcInputsReadLikeIfstream) {
   int ends[2];
   ASSERT_EQ(::pipe(ends), 0);
@@ -174,6 +175,7 @@ TEST(Istream, PipeAndProcInputsReadLikeIfstream) {
   }
   EXPECT_FALSE(std::getline(proc, got));
 }
+#endif  // _WIN32
 
 TEST(Istream, BadPathFailsWithTheOutputSidesMessage) {
   temp_dir dir;
@@ -233,6 +235,7 @@ TEST(Istream, MoveAndSwapKeepThePosition) {
   EXPECT_EQ(moved.get(), 'a');
 }
 
+#ifndef _WIN32
 // Reading on through bytes another process cut away: zeroes, then badbit at the end, with the
 // path and EIO in the exception.
 TEST(Istream, FileTruncatedByAnotherProcessEndsInBadbit) {
@@ -259,5 +262,6 @@ TEST(Istream, FileTruncatedByAnotherProcessEndsInBadbit) {
   }
   EXPECT_TRUE(in.bad());
 }
+#endif  // _WIN32
 
 }  // namespace

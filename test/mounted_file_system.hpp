@@ -2,7 +2,9 @@
 // ext2, ext4 with 1 KiB blocks). Mounting needs root; a test that cannot mount skips and says why.
 #pragma once
 
+#ifndef _WIN32
 #include <sys/mount.h>
+#endif
 
 #include <cerrno>
 #include <cstdlib>
@@ -18,14 +20,22 @@ class mounted_file_system {
  public:
   // A tmpfs of `size` ("1m", "64k").
   explicit mounted_file_system(const std::string& size) {
+#ifdef _WIN32
+    error_ = "a test under Windows cannot mount a tmpfs of " + size;
+#else
     if (::mount("mapout-test", mount_point().c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0) {
       mounted_ = true;
     } else {
       error_ = std::string("mount tmpfs: ") + std::strerror(errno);
     }
+#endif
   }
   // An image of `megabytes` MiB formatted by `mkfs` (a command that takes the image's path last).
   mounted_file_system(const std::string& mkfs, int megabytes) {
+#ifdef _WIN32
+    error_ = "a test under Windows cannot mount an image made by '" + mkfs + "' (" +
+             std::to_string(megabytes) + " MiB)";
+#else
     const std::string image = (dir_ / "image").string();
     const std::string quiet = " >/dev/null 2>&1";
     if (std::system(("truncate -s " + std::to_string(megabytes) + "M " + image + quiet).c_str()) !=
@@ -40,17 +50,26 @@ class mounted_file_system {
     } else {
       mounted_ = true;
     }
+#endif
   }
   mounted_file_system(const mounted_file_system&) = delete;
   mounted_file_system& operator=(const mounted_file_system&) = delete;
   ~mounted_file_system() {
+#ifndef _WIN32
     if (mounted_) ::umount2(mount_point().c_str(), MNT_DETACH);
+#endif
   }
 
-  bool mounted() const { return mounted_; }
+  bool mounted() const {
+    return mounted_;
+  }
   // Why it is not mounted.
-  const std::string& error() const { return error_; }
-  std::filesystem::path operator/(const std::string& name) const { return mount_point() / name; }
+  const std::string& error() const {
+    return error_;
+  }
+  std::filesystem::path operator/(const std::string& name) const {
+    return mount_point() / name;
+  }
 
  private:
   std::filesystem::path mount_point() const {

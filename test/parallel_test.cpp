@@ -284,6 +284,7 @@ TEST_F(ParallelOutput, DurableSyncsTheJoinedFileOnce) {
   EXPECT_EQ(read_file(path), "ac");
 }
 
+#ifndef _WIN32
 TEST_F(ParallelOutput, FullDiskInAPartIsReportedWithThePart) {
   mapout::test::mounted_file_system small("1m");
   if (!small.mounted()) GTEST_SKIP() << small.error();
@@ -346,6 +347,7 @@ TEST_F(ParallelOutput, FailedExtensionOfAPartInMemoryIsReported) {
       << out.error_message();
   EXPECT_EQ(read_file(path), "old");
 }
+#endif  // _WIN32
 
 TEST_F(ParallelOutput, FailedWriteOfABufferedPartInMemoryIsReported) {
   const auto path = dir_ / "out";
@@ -366,6 +368,7 @@ TEST_F(ParallelOutput, FailedWriteOfABufferedPartInMemoryIsReported) {
   EXPECT_EQ(read_file(path), "old");
 }
 
+#ifndef _WIN32
 TEST_F(ParallelOutput, FailedMemoryForAPartIsReported) {
   const auto path = dir_ / "out";
   mapout::parallel_output out(path, 2);
@@ -378,6 +381,7 @@ TEST_F(ParallelOutput, FailedMemoryForAPartIsReported) {
   EXPECT_EQ(out.error_message().rfind("mapout: memfd_create '" + path.string() + "': ", 0), 0u)
       << out.error_message();
 }
+#endif  // _WIN32
 
 TEST_F(ParallelOutput, FailedCopyIntoPlaceIsReported) {
   const auto path = dir_ / "out";

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <sys/socket.h>
+#endif
 
 #include <cerrno>
 #include <charconv>
@@ -52,7 +54,6 @@ using mapout::detail::copy_short;
 using mapout::detail::kind_of;
 using mapout::detail::next_extent;
 using mapout::detail::target_kind;
-using mapout::test::file_system_type;
 using mapout::test::pattern;
 using mapout::test::temp_dir;
 
@@ -175,6 +176,9 @@ TEST(NextExtent, StepIsTheExtentBetweenTheFloorAndTheCap) {
 
 // ---- kind_of
 
+// Descriptors of every kind and the file system's type (statfs magic): Linux's classification.
+#ifndef _WIN32
+using mapout::test::file_system_type;
 // Opens the descriptors a row needs and closes them after the test; restores the real calls.
 class KindOf : public testing::Test {
  protected:
@@ -189,7 +193,8 @@ class KindOf : public testing::Test {
     return fd;
   }
   int regular_file() {
-    return keep(::open((dir_ / "file").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    return keep(
+        ::open((dir_ / "file").string().c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   }
   int directory() { return keep(::open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); }
   int dev_null() { return keep(::open("/dev/null", O_WRONLY | O_CLOEXEC)); }
@@ -289,5 +294,6 @@ TEST_F(KindOf, FailedFstatOrFstatfsIsUnmappable) {
   mapout::detail::sys().fstatfs = failing_fstatfs;
   EXPECT_EQ(kind_of(fd), target_kind::unmappable);
 }
+#endif  // _WIN32
 
 }  // namespace

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#ifdef _WIN32
+#include <direct.h>
+#include <io.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -22,7 +26,7 @@ class temp_dir {
  public:
   temp_dir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "mapout-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
+    if (!make_unique_directory(pattern)) {
       ADD_FAILURE() << "mkdtemp " << pattern << ": " << std::strerror(errno);
     }
     path_ = pattern;
@@ -38,6 +42,15 @@ class temp_dir {
   std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
 
  private:
+  // Replaces the pattern's XXXXXX with the name of a directory it has made.
+  static bool make_unique_directory(std::string& pattern) {
+#ifdef _WIN32
+    return ::_mktemp_s(pattern.data(), pattern.size() + 1) == 0 && ::_mkdir(pattern.c_str()) == 0;
+#else
+    return ::mkdtemp(pattern.data()) != nullptr;
+#endif
+  }
+
   std::filesystem::path path_;
 };
 
@@ -62,10 +75,14 @@ inline std::string same_bytes(const std::filesystem::path& path, const std::stri
   return got == want ? "ok" : "first difference at byte " + std::to_string(at);
 }
 
-// The path's own lstat (a link's, not its target's).
+// The path's own lstat (a link's, not its target's); Windows has no lstat, nor links here.
 inline struct stat stat_of(const std::filesystem::path& path) {
   struct stat st = {};
+#ifdef _WIN32
+  EXPECT_EQ(::stat(path.string().c_str(), &st), 0) << path;
+#else
   EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+#endif
   return st;
 }
 
@@ -73,7 +90,7 @@ inline struct stat stat_of(const std::filesystem::path& path) {
 inline std::vector<std::string> names_in(const std::filesystem::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    names.push_back(entry.path().filename());
+    names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;

@@ -1,8 +1,11 @@
-/* Where mapout builds, and what its shared library exports: only what is marked MAPOUT_API. */
+/* What mapout's shared library exports: only what is marked MAPOUT_API. On Windows the library
+ * is static, and MAPOUT_API is empty; a DLL build would define MAPOUT_API itself. */
 #pragma once
 
-#ifndef __linux__
-#error "mapout runs on Linux only: it maps files with MAP_SHARED, fallocate and madvise"
-#endif
-
+#ifndef MAPOUT_API
+#if defined(_WIN32)
+#define MAPOUT_API
+#else
 #define MAPOUT_API __attribute__((visibility("default")))
+#endif
+#endif

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 
 #include "../sys.hpp"
 
@@ -23,6 +25,10 @@ void add_posix_calls(system_calls& calls) noexcept;
 void add_system_calls(system_calls& calls) noexcept;
 
 // ---- files ----
+
+// `path` as the table's calls take it and messages show it: its own bytes on POSIX, UTF-8 with
+// '/' between names on Windows.
+std::string path_text(const std::filesystem::path& path);
 
 // Grows the file to at least `offset + length` with the blocks of [offset, offset + length)
 // reserved, so that a full disk fails here and not at a store into a hole. ENOTSUP where the file
@@ -62,6 +68,7 @@ enum class file_system_kind {
   in_memory,  // tmpfs and its kind
   ext4,       // also ext2 and ext3
   local,      // any other, not measured
+  unnamed,    // the system names no kind: taken as local, and as none measured
 };
 file_system_kind file_system_of(int fd) noexcept;
 

@@ -7,6 +7,10 @@
 
 #include "platform.hpp"
 
+const std::error_category& mapout::detail::errno_category() noexcept {
+  return std::system_category();
+}
+
 namespace mapout::detail::platform {
 
 void add_posix_calls(system_calls& calls) noexcept {
@@ -37,6 +41,10 @@ void add_posix_calls(system_calls& calls) noexcept {
   calls.read = ::read;
   calls.fstatat = ::fstatat;
   calls.fchown = ::fchown;
+}
+
+std::string path_text(const std::filesystem::path& path) {
+  return path.native();
 }
 
 bool same_version(const struct stat& now, const struct stat& then) noexcept {

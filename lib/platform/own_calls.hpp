@@ -1,0 +1,25 @@
+// The entries of the system-call table that only some systems make: each system's file fills its
+// own (add_system_calls) and is the only caller; on every other system they stay null. Types
+// only, so that each system compiles the one table and the tests name the same entries.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+
+// Linux's, for fstatfs; only linux.cpp includes its definition.
+struct statfs;
+
+namespace mapout::detail::platform {
+
+struct own_calls {
+  // Linux's: the file system's magic number, reserving blocks (Windows' too, as mode 0), and
+  // files in memory.
+  int (*fstatfs)(int fd, struct statfs* st);
+  int (*fallocate)(int fd, int mode, off_t offset, off_t length);
+  int (*memfd_create)(const char* name, unsigned int flags);
+  // The portable build's, where the system has it: reserving blocks. Returns the error, not -1.
+  int (*posix_fallocate)(int fd, off_t offset, off_t length);
+};
+
+}  // namespace mapout::detail::platform

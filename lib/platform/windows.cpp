@@ -1,0 +1,201 @@
+// Windows' answers: reserving through the file's allocation size, named temporaries only, file
+// systems by their drive type, no populating ahead, faults in views as a vectored exception
+// handler sees them, no range locks, no extended attributes, and no symbolic-link or
+// sticky-directory rules to apply.
+#include <fcntl.h>
+#include <io.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include "platform.hpp"
+#include "windows_support.hpp"
+
+namespace mapout::detail::platform {
+namespace {
+
+using windows::handle_of;
+
+// fallocate(2) with mode 0: a file's allocation size reserves its clusters (a full disk fails
+// here), and its end of file then takes them, zero-filled.
+int allocate(int fd, int mode, off_t offset, off_t length) noexcept {
+  const HANDLE handle = handle_of(fd);
+  if (handle == INVALID_HANDLE_VALUE) return -1;
+  if (mode != 0 || offset < 0 || length <= 0) return windows::fail_with(EINVAL);
+  FILE_STANDARD_INFO standard;
+  if (!GetFileInformationByHandleEx(handle, FileStandardInfo, &standard, sizeof standard)) {
+    return windows::fail_from_last_error();
+  }
+  const LONGLONG end = offset + length;
+  if (standard.EndOfFile.QuadPart >= end) return 0;
+  FILE_ALLOCATION_INFO allocation;
+  allocation.AllocationSize.QuadPart = end;
+  FILE_END_OF_FILE_INFO end_of_file;
+  end_of_file.EndOfFile.QuadPart = end;
+  return SetFileInformationByHandle(handle, FileAllocationInfo, &allocation, sizeof allocation) &&
+                 SetFileInformationByHandle(handle, FileEndOfFileInfo, &end_of_file,
+                                            sizeof end_of_file)
+             ? 0
+             : windows::fail_from_last_error();
+}
+
+// mincore(2): nothing tells which pages of a file are in memory, so each may hold bytes, and the
+// cut reads them back rather than lose any.
+int all_resident(void*, std::size_t length, unsigned char* resident) noexcept {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t pages = (length + page - 1) / page;
+  for (std::size_t page = 0; page < pages; ++page) resident[page] = 1;
+  return 0;
+}
+
+fault_server server = nullptr;
+
+// A page of a view the file could not give: its address is the second of the exception's words.
+LONG CALLBACK on_exception(EXCEPTION_POINTERS* exception) {
+  const EXCEPTION_RECORD& record = *exception->ExceptionRecord;
+  if (!is_mapping_fault(static_cast<int>(record.ExceptionCode)) || record.NumberParameters < 2) {
+    return EXCEPTION_CONTINUE_SEARCH;
+  }
+  const DWORD saved_error = GetLastError();
+  const bool served = server(static_cast<std::uintptr_t>(record.ExceptionInformation[1]));
+  SetLastError(saved_error);
+  return served ? EXCEPTION_CONTINUE_EXECUTION : EXCEPTION_CONTINUE_SEARCH;
+}
+
+}  // namespace
+
+void add_system_calls(system_calls& calls) noexcept {
+  calls.fallocate = allocate;
+  calls.mincore = all_resident;
+}
+
+// The generic form: lib/ finds a file's directory and name at its last '/'.
+std::string path_text(const std::filesystem::path& path) {
+  const auto text = path.generic_u8string();
+  return std::string(text.begin(), text.end());
+}
+
+error_cause reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
+  return retry_on_eintr(sys().fallocate, fd, 0, static_cast<off_t>(offset),
+                        static_cast<off_t>(length)) == 0
+             ? error_cause{}
+             : errno_failure("reserve");
+}
+
+error_cause create_unnamed_temporary(int, mode_t, descriptor&) noexcept {
+  return {ENOTSUP, "open temporary"};
+}
+
+bool link_unnamed(int, int, const char*) noexcept {
+  errno = ENOTSUP;
+  return false;
+}
+
+// Attributes only: the file stays free to be read, written, renamed over and deleted.
+descriptor hold(int directory, const char* name) noexcept {
+  return descriptor(sys().openat(directory, name, O_PATH, mode_t{0}));
+}
+
+bool same_version(const struct stat& now, const struct stat& then) noexcept {
+  return now.st_dev == then.st_dev && now.st_ino == then.st_ino && now.st_size == then.st_size &&
+         now.st_mtime == then.st_mtime && now.st_ctime == then.st_ctime;
+}
+
+bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
+  const HANDLE handle = handle_of(fd);
+  if (handle == INVALID_HANDLE_VALUE) return false;
+  wchar_t wide[MAX_PATH];
+  const DWORD length = GetFinalPathNameByHandleW(handle, wide, MAX_PATH, 0);
+  if (length == 0 || length >= MAX_PATH) return false;
+  const std::string text = windows::utf8_of(wide, length);
+  if (text.empty() || text.size() >= size) return false;
+  text.copy(path, text.size());
+  path[text.size()] = '\0';
+  return true;
+}
+
+error_cause create_memory_file(descriptor&) noexcept {
+  return {ENOTSUP, "create memory file"};
+}
+
+file_system_kind file_system_of(int fd) noexcept {
+  const HANDLE handle = handle_of(fd);
+  if (handle == INVALID_HANDLE_VALUE) return file_system_kind::unknown;
+  wchar_t path[MAX_PATH];
+  const DWORD length = GetFinalPathNameByHandleW(handle, path, MAX_PATH, 0);
+  if (length == 0 || length >= MAX_PATH) return file_system_kind::unknown;
+  wchar_t volume[MAX_PATH];
+  if (!GetVolumePathNameW(path, volume, MAX_PATH)) return file_system_kind::unknown;
+  return GetDriveTypeW(volume) == DRIVE_REMOTE ? file_system_kind::remote : file_system_kind::local;
+}
+
+bool populate_for_writing(void*, std::size_t) noexcept {
+  errno = ENOTSUP;
+  return false;
+}
+
+std::uint64_t free_address_space() noexcept {
+  MEMORYSTATUSEX status;
+  status.dwLength = sizeof status;
+  return GlobalMemoryStatusEx(&status) ? status.ullAvailVirtual : ~std::uint64_t{0};
+}
+
+error_cause catch_mapping_faults(fault_server serve) noexcept {
+  static const bool installed = [serve] {
+    server = serve;
+    return AddVectoredExceptionHandler(1, on_exception) != nullptr;
+  }();
+  return installed ? error_cause{} : error_cause{ENOMEM, "AddVectoredExceptionHandler"};
+}
+
+bool is_mapping_fault(int code) noexcept {
+  return static_cast<DWORD>(code) == EXCEPTION_IN_PAGE_ERROR;
+}
+
+// Windows delivers the exception to the faulting thread whatever it blocks.
+bool mapping_faults_blocked() noexcept {
+  return false;
+}
+
+// A view cannot be replaced in place: the fault goes on.
+bool map_scratch(std::uintptr_t, std::size_t) noexcept {
+  return false;
+}
+
+// LockFileEx's locks are mandatory: a writer's claim would refuse other processes' reads and
+// writes of its bytes. Each writer behaves as alone.
+int lock_range(int, lock_kind, locked_range, bool) noexcept {
+  return windows::fail_with(ENOTSUP);
+}
+
+bool find_conflicting_lock(int, lock_kind, locked_range, locked_range&) noexcept {
+  return false;
+}
+
+ssize_t get_attribute(int, const char*, char*, std::size_t) noexcept {
+  return windows::fail_with(ENOTSUP);
+}
+
+int set_attribute(int, const char*, const char*, std::size_t) noexcept {
+  return windows::fail_with(ENOTSUP);
+}
+
+int remove_attribute(int, const char*) noexcept {
+  return windows::fail_with(ENOTSUP);
+}
+
+// Windows has no sticky directories, and fstatat reports no symbolic links.
+bool may_follow(const struct stat&, const struct stat&) noexcept {
+  return true;
+}
+
+bool may_replace(const struct stat&, const struct stat&) noexcept {
+  return true;
+}
+
+mode_t new_file_mode() noexcept {
+  return 0666;
+}
+
+}  // namespace mapout::detail::platform

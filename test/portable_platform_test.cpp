@@ -1,0 +1,135 @@
+// The portable platform's own answers (lib/platform/portable.cpp, portable_rules.cpp), built only
+// with -Dplatform=posix: what it reserves, makes, holds and refuses instead of Linux's calls.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "platform/platform.hpp"
+#include "system_call_override.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using mapout::detail::descriptor;
+using mapout::detail::error_cause;
+using mapout::detail::platform::own_calls;
+namespace platform = mapout::detail::platform;
+
+template <int Error>
+int failing_posix_fallocate(int, off_t, off_t) {
+  return Error;
+}
+
+class PortablePlatform : public testing::Test {
+ protected:
+  int file(const std::string& name = "f") {
+    file_ = descriptor(::open((dir_ / name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    EXPECT_TRUE(file_) << std::strerror(errno);
+    return file_.get();
+  }
+
+  mapout::test::temp_dir dir_;
+  descriptor file_;
+};
+
+// A plain resize would leave a hole: the blocks are there, so a full disk fails here.
+TEST_F(PortablePlatform, ReserveAllocatesTheBlocksWithPosixFallocate) {
+  const int fd = file();
+  constexpr off_t length = 1 << 20;
+  EXPECT_FALSE(platform::reserve(fd, 0, length));
+  struct stat st;
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  EXPECT_EQ(st.st_size, length);
+  EXPECT_GE(st.st_blocks * 512, length);
+}
+
+// posix_fallocate returns its error; a file system that cannot reserve is ENOTSUP, which the
+// caller turns into a plain resize, and a full disk keeps ENOSPC.
+TEST_F(PortablePlatform, ReserveRefusedByTheFileSystemIsNotSupported) {
+  const int fd = file();
+  {
+    mapout::test::system_call_override<&own_calls::posix_fallocate> zfs(
+        failing_posix_fallocate<EINVAL>);
+    const error_cause why = platform::reserve(fd, 0, 4096);
+    EXPECT_EQ(why.error, ENOTSUP);
+    EXPECT_STREQ(why.operation, "posix_fallocate");
+  }
+  {
+    mapout::test::system_call_override<&own_calls::posix_fallocate> none(nullptr);
+    EXPECT_EQ(platform::reserve(fd, 0, 4096).error, ENOTSUP);
+  }
+  mapout::test::system_call_override<&own_calls::posix_fallocate> full(
+      failing_posix_fallocate<ENOSPC>);
+  EXPECT_EQ(platform::reserve(fd, 0, 4096).error, ENOSPC);
+}
+
+// The part's file is unlinked at once: nothing is left in the temporary directory, even if the
+// process dies.
+TEST_F(PortablePlatform, MemoryFileHasNoNameAndKeepsItsBytes) {
+  const char* saved = std::getenv("TMPDIR");
+  const std::string previous = saved != nullptr ? saved : "";
+  ASSERT_EQ(::setenv("TMPDIR", dir_.path().c_str(), 1), 0);
+  descriptor memory;
+  const error_cause why = platform::create_memory_file(memory);
+  if (saved != nullptr) {
+    ::setenv("TMPDIR", previous.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_FALSE(why) << std::strerror(why.error);
+  struct stat st;
+  ASSERT_EQ(::fstat(memory.get(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 0u);
+  EXPECT_TRUE(std::filesystem::is_empty(dir_.path()));
+  ASSERT_EQ(::pwrite(memory.get(), "part", 4, 8192), 4);
+  char back[4] = {};
+  ASSERT_EQ(::pread(memory.get(), back, 4, 8192), 4);
+  EXPECT_EQ(std::string(back, 4), "part");
+}
+
+TEST_F(PortablePlatform, NewFileModeIsTheUmasksAndLeavesItAsItWas) {
+  const mode_t saved = ::umask(027);
+  EXPECT_EQ(platform::new_file_mode(), mode_t{0640});
+  EXPECT_EQ(::umask(saved), mode_t{027});
+}
+
+// Without O_PATH the target is opened for reading: a FIFO put there must not block it, and a
+// link is not followed.
+TEST_F(PortablePlatform, HoldOpensAFifoWithoutWaitingAndNoLink) {
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  ASSERT_EQ(::symlink("fifo", (dir_ / "link").c_str()), 0);
+  const descriptor directory(::open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  EXPECT_TRUE(platform::hold(directory.get(), "fifo"));
+  EXPECT_FALSE(platform::hold(directory.get(), "link"));
+  EXPECT_EQ(errno, ELOOP);
+}
+
+// Record locks of POSIX belong to the process: refused, so that each writer behaves as alone.
+TEST_F(PortablePlatform, RangeLocksAreRefusedAndNoOtherWriterIsSeen) {
+  const int fd = file();
+  errno = 0;
+  EXPECT_EQ(platform::lock_range(fd, platform::lock_kind::exclusive, {0, 1}, false), -1);
+  EXPECT_EQ(errno, ENOTSUP);
+  platform::locked_range found;
+  EXPECT_FALSE(platform::find_conflicting_lock(fd, platform::lock_kind::exclusive, {0, 0}, found));
+}
+
+TEST_F(PortablePlatform, NoUnnamedTemporaryAndNoNameForAnOpenFile) {
+  const descriptor directory(::open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  descriptor temporary;
+  EXPECT_EQ(platform::create_unnamed_temporary(directory.get(), 0600, temporary).error, ENOTSUP);
+  EXPECT_FALSE(temporary);
+  char path[64];
+  EXPECT_FALSE(platform::name_of_open_file(file(), path, sizeof path));
+  EXPECT_EQ(platform::file_system_of(file_.get()), platform::file_system_kind::unnamed);
+}
+
+}  // namespace
