@@ -16,13 +16,13 @@ namespace mapout::detail {
 struct open_file {
   descriptor fd;
   // The first failure that lost bytes, or of a failed open. Sticky: nothing is written after it.
-  failure error;
+  error_cause error;
 
-  failure fail(failure why) noexcept {
+  error_cause fail(error_cause why) noexcept {
     if (!error) error = why;
     return why;
   }
-  failure fail(const char* operation) noexcept { return fail(errno_failure(operation)); }
+  error_cause fail(const char* operation) noexcept { return fail(errno_failure(operation)); }
 };
 
 // What a call that may hand the file over did: `next` says whether the caller carries on, or
@@ -31,7 +31,7 @@ struct open_file {
 // it.
 struct step {
   enum class then : unsigned char { done, hand_over_and_repeat, hand_over };
-  failure why;
+  error_cause why;
   then next = then::done;
 };
 
@@ -63,14 +63,14 @@ class backend {
   // Sets `position` to the new offset, or -1 when it fails; a failed seek is not sticky.
   virtual step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                     std::int64_t& position) noexcept = 0;
-  virtual failure flush(char* put) noexcept = 0;
-  virtual failure publish(char* put) noexcept = 0;
-  failure persist(char* put) noexcept {
-    if (failure why = publish(put)) return why;
-    return retry_on_eintr(sys().fsync, fd()) == 0 ? failure{} : file_.fail("fsync");
+  virtual error_cause flush(char* put) noexcept = 0;
+  virtual error_cause publish(char* put) noexcept = 0;
+  error_cause persist(char* put) noexcept {
+    if (error_cause why = publish(put)) return why;
+    return retry_on_eintr(sys().fsync, fd()) == 0 ? error_cause{} : file_.fail("fsync");
   }
   // Leaves the file as close() must, whatever failed before; the owner closes the descriptor.
-  virtual failure finish(char* put) noexcept = 0;
+  virtual error_cause finish(char* put) noexcept = 0;
 
  protected:
   int fd() const noexcept { return file_.fd.get(); }

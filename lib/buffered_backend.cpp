@@ -14,9 +14,9 @@
 
 namespace mapout::detail {
 
-failure buffered_backend::create(open_file& file, std::size_t capacity, bool write_on_flush,
-                                 bool positioned, std::uint64_t size, std::uint64_t position,
-                                 handover when, std::unique_ptr<backend>& out) noexcept {
+error_cause buffered_backend::create(open_file& file, std::size_t capacity, bool write_on_flush,
+                                     bool positioned, std::uint64_t size, std::uint64_t position,
+                                     handover when, std::unique_ptr<backend>& out) noexcept {
   if (capacity == 0) capacity = 1;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[capacity]);
   if (!buffer) return {ENOMEM, "allocate buffer"};
@@ -54,7 +54,7 @@ seek_range buffered_backend::seekable() const noexcept {
   return {buffer_.get(), buffer_.get() + filled_, static_cast<std::int64_t>(base_)};
 }
 
-inline failure buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
+inline error_cause buffered_backend::write_at_base(const char* data, std::size_t size) noexcept {
   if (size == 0) return {};
   const bool at_offset = !positioned_ || base_ == descriptor_offset_;
   const std::size_t written =
@@ -63,7 +63,7 @@ inline failure buffered_backend::write_at_base(const char* data, std::size_t siz
   if (at_offset) descriptor_offset_ = base_;
   if (written < size) {
     const char* operation = at_offset ? "write" : "pwrite";
-    return file_.fail(errno != 0 ? errno_failure(operation) : failure{EIO, operation});
+    return file_.fail(errno != 0 ? errno_failure(operation) : error_cause{EIO, operation});
   }
   size_ = std::max(size_, base_);
   return {};
@@ -84,7 +84,7 @@ void buffered_backend::assert_invariant() const noexcept {
   (void)buffer_end;
 }
 
-inline failure buffered_backend::write_out(char* put) noexcept {
+inline error_cause buffered_backend::write_out(char* put) noexcept {
   const std::size_t pending = filled(put);
   const std::uint64_t cursor = base_ + static_cast<std::uint64_t>(put - buffer_.get());
   filled_ = 0;
@@ -95,7 +95,7 @@ inline failure buffered_backend::write_out(char* put) noexcept {
     return file_.error;
   }
   window_ = {buffer_.get(), buffer_.get() + capacity_};
-  if (failure why = write_at_base(buffer_.get(), pending)) return why;
+  if (error_cause why = write_at_base(buffer_.get(), pending)) return why;
   base_ = cursor;
   assert_invariant();
   return {};
@@ -115,7 +115,7 @@ step buffered_backend::write(char* put, const char* data, std::size_t size) noex
     return {};
   }
   handover_.streams();
-  if (failure why = write_out(put)) return {why};
+  if (error_cause why = write_out(put)) return {why};
   if (size >= capacity_) return {write_at_base(data, size)};
   std::memcpy(buffer_.get(), data, size);
   leave_cursor(buffer_.get() + size);
@@ -140,12 +140,12 @@ step buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekd
                             std::int64_t& position) noexcept {
   position = -1;
   if (!positioned_) {
-    if (failure why = write_out(put)) return {why};
+    if (error_cause why = write_out(put)) return {why};
     const int whence = dir == std::ios_base::beg   ? SEEK_SET
                        : dir == std::ios_base::cur ? SEEK_CUR
                                                    : SEEK_END;
     position = sys().lseek(fd(), offset, whence);
-    return {position < 0 ? errno_failure("lseek") : failure{}};
+    return {position < 0 ? errno_failure("lseek") : error_cause{}};
   }
   leave_cursor(put);
   const std::uint64_t from = dir == std::ios_base::beg ? 0
@@ -164,23 +164,23 @@ step buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekd
     return {};
   }
   const bool scattered = handover_.at_seek_out(filled_);
-  if (failure why = write_out(put)) return {why};
+  if (error_cause why = write_out(put)) return {why};
   base_ = target;
   position = static_cast<std::int64_t>(target);
   return {{}, scattered ? step::then::hand_over : step::then::done};
 }
 
-failure buffered_backend::flush(char* put) noexcept {
+error_cause buffered_backend::flush(char* put) noexcept {
   if (write_on_flush_) return write_out(put);
   leave_cursor(put);
   return file_.error;
 }
 
-failure buffered_backend::publish(char* put) noexcept {
+error_cause buffered_backend::publish(char* put) noexcept {
   return write_out(put);
 }
 
-failure buffered_backend::finish(char* put) noexcept {
+error_cause buffered_backend::finish(char* put) noexcept {
   return write_out(put);
 }
 

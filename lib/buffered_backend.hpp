@@ -23,9 +23,9 @@ class buffered_backend final : public backend {
   // and publish() is the call that writes. `positioned`: the file keeps its positions (a regular
   // file not opened for appending) and is `size` bytes long, with the descriptor at `position`.
   // Fails only when the buffer cannot be allocated.
-  static failure create(open_file& file, std::size_t capacity, bool write_on_flush, bool positioned,
-                        std::uint64_t size, std::uint64_t position, handover when,
-                        std::unique_ptr<backend>& out) noexcept;
+  static error_cause create(open_file& file, std::size_t capacity, bool write_on_flush,
+                            bool positioned, std::uint64_t size, std::uint64_t position,
+                            handover when, std::unique_ptr<backend>& out) noexcept;
 
   // On a positioned file, the buffer's filled stretch: patching a length behind a record and
   // going back to the end become moves of the cursor (docs/decisions.md, "The buffer follows
@@ -39,9 +39,9 @@ class buffered_backend final : public backend {
   std::int64_t tell(const char* put) const noexcept override;
   step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
             std::int64_t& position) noexcept override;
-  failure flush(char* put) noexcept override;
-  failure publish(char* put) noexcept override;
-  failure finish(char* put) noexcept override;
+  error_cause flush(char* put) noexcept override;
+  error_cause publish(char* put) noexcept override;
+  error_cause finish(char* put) noexcept override;
 
  private:
   buffered_backend(open_file& file, std::unique_ptr<char[]> buffer, std::size_t capacity,
@@ -52,13 +52,14 @@ class buffered_backend final : public backend {
   void leave_cursor(char* put) noexcept;
   // Writes the buffer's stretch out and makes the whole buffer the window again, at the cursor.
   // Inlined, with write_at_base: from a full buffer to write(2) in one frame at any -O.
-  [[gnu::always_inline]] inline failure write_out(char* put) noexcept;
+  [[gnu::always_inline]] inline error_cause write_out(char* put) noexcept;
   // Declines the call at `put` when the mapping takes over now that the buffer is used up.
   bool hands_over_when_full(char* put) noexcept;
   void assert_invariant() const noexcept;
   // Writes `size` bytes at base_ (at the descriptor's offset unless positioned_), across short
   // writes, and moves base_ past them.
-  [[gnu::always_inline]] inline failure write_at_base(const char* data, std::size_t size) noexcept;
+  [[gnu::always_inline]] inline error_cause write_at_base(const char* data,
+                                                          std::size_t size) noexcept;
 
   // Invariant, between calls (assert_invariant):
   // - window_ lies in the buffer and ends at its end, or is empty at its start after a lost write;

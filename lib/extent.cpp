@@ -25,19 +25,19 @@ extension_result grow(int fd, std::uint64_t extent, std::uint64_t from,
                       std::uint64_t target) noexcept {
   if (from > extent) {
     if (retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(from)) != 0) {
-      const failure why = errno_failure("ftruncate");
+      const error_cause why = errno_failure("ftruncate");
       return {why, size_of(fd, extent)};
     }
     extent = from;
   }
   if (target <= extent) return {{}, extent};
-  const failure reserved = platform::reserve(fd, extent, target - extent);
+  const error_cause reserved = platform::reserve(fd, extent, target - extent);
   if (!reserved) return {{}, target};
   // Where the file cannot reserve, a hole is the best there is: the full disk then shows at the
   // store, caught only by the guard.
   if (reserved.error != ENOTSUP) return {reserved, size_of(fd, extent)};
   if (retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(target)) == 0) return {{}, target};
-  const failure why = errno_failure("ftruncate");
+  const error_cause why = errno_failure("ftruncate");
   return {why, size_of(fd, extent)};
 }
 

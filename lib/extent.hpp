@@ -24,7 +24,7 @@ constexpr std::uint64_t next_extent(std::uint64_t extent, std::uint64_t needed) 
 
 // What an extension reached, or why it failed.
 struct extension_result {
-  failure why;
+  error_cause why;
   std::uint64_t extent = 0;  // the file's size afterwards, whether or not it failed
 };
 

@@ -20,11 +20,11 @@ struct input_access {
   static int descriptor(const mapped_input& input) noexcept;
   // The file's size now, by fstat, or the failure error() reports: a read met a lost page, or a
   // mapped file smaller than its mapping, which is kept (error() reports EIO from then on).
-  static failure size_now(const mapped_input& input, std::uint64_t& size) noexcept;
+  static error_cause size_now(const mapped_input& input, std::uint64_t& size) noexcept;
   // Whether a read from the mapping met a page the file lost (and yielded zeroes).
   static bool faulted(const mapped_input& input) noexcept;
   // Keeps the first failure of reading the descriptor, for error().
-  static void record_failure(const mapped_input& input, failure why) noexcept;
+  static void record_failure(const mapped_input& input, error_cause why) noexcept;
 };
 
 }  // namespace mapout::detail

@@ -23,12 +23,12 @@ constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
 constexpr std::uint64_t largest_whole_mapping =
     std::min<std::uint64_t>(std::uint64_t{1} << 40, std::numeric_limits<std::size_t>::max() / 4);
 
-const failure blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"};
+const error_cause blocked_sigbus = {EINVAL, "map (SIGBUS is blocked in this thread)"};
 
 }  // namespace
 
-failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_t position,
-                               const options& opts, std::unique_ptr<backend>& out) noexcept {
+error_cause mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_t position,
+                                   const options& opts, std::unique_ptr<backend>& out) noexcept {
   const bool extend_on_fault = opts.extension == extension::on_fault;
   const bool guarded = extend_on_fault || opts.guard_faults;
   if (guarded && sigbus_blocked()) return blocked_sigbus;
@@ -58,9 +58,9 @@ failure mapped_backend::create(open_file& file, std::uint64_t size, std::uint64_
   mapped->claim_extent();
   mapped->presence_.unlock_sizes();
   if (guarded) {
-    if (failure why = mapped->guard_.arm(file.fd.get(), extend_on_fault)) return why;
+    if (error_cause why = mapped->guard_.arm(file.fd.get(), extend_on_fault)) return why;
   }
-  if (failure why = mapped->move_mapping(position)) return why;
+  if (error_cause why = mapped->move_mapping(position)) return why;
   mapped->set_window(position);
   out = std::move(mapped);
   return {};
@@ -90,6 +90,16 @@ void mapped_backend::decide_free_running(bool others) noexcept {
   detail::decide_free_running(fd(), extend_on_fault_, high_water_, others, guard_, free_running_);
 }
 
+void mapped_backend::stop_running_free_if_joined() noexcept {
+  // One lock query per call, none per store: the window is the caller's until its next call.
+  if (!free_running_ || !presence_.others()) return;
+  presence_.lock_sizes();
+  decide_free_running(presence_.others());
+  claim_extent();
+  presence_.unlock_sizes();
+  set_window(cursor_);
+}
+
 void mapped_backend::follow_cursor(char* put) noexcept {
   if (put == window_.begin) return;
   cursor_ = map_offset_ + static_cast<std::uint64_t>(put - map_);
@@ -108,16 +118,16 @@ seek_range mapped_backend::seekable() const noexcept {
   return {map_, map_ + (end - map_offset_), static_cast<std::int64_t>(map_offset_)};
 }
 
-failure mapped_backend::unmap() noexcept {
+error_cause mapped_backend::unmap() noexcept {
   pages_.halt();
   char* const map = map_;
   map_ = nullptr;
   window_ = {};
   guard_.uncover();
-  return map && sys().munmap(map, map_length_) != 0 ? file_.fail("munmap") : failure{};
+  return map && sys().munmap(map, map_length_) != 0 ? file_.fail("munmap") : error_cause{};
 }
 
-failure mapped_backend::move_mapping(std::uint64_t position) noexcept {
+error_cause mapped_backend::move_mapping(std::uint64_t position) noexcept {
   if (guard_.armed() && sigbus_blocked()) return file_.fail(blocked_sigbus);
   // A jump into the bytes already laid out maps all of them, so that writes at random offsets
   // stop moving the mapping; a stream going on past the mapping's end, or out into new bytes,
@@ -126,7 +136,7 @@ failure mapped_backend::move_mapping(std::uint64_t position) noexcept {
   const std::uint64_t whole = page_ceiling(high_water_);
   const bool maps_whole =
       !streams_on && map_ && position < high_water_ && whole <= largest_whole_mapping;
-  if (failure why = unmap()) return why;
+  if (error_cause why = unmap()) return why;
   if (maps_whole && map_at(0, std::max(static_cast<std::size_t>(whole), mapping_size_))) return {};
   if (map_at(page_floor(position), mapping_size_)) return {};
   return file_.fail("mmap");
@@ -144,9 +154,9 @@ bool mapped_backend::map_at(std::uint64_t offset, std::size_t length) noexcept {
   return true;
 }
 
-failure mapped_backend::record_guard_failure() noexcept {
+error_cause mapped_backend::record_guard_failure() noexcept {
   if (!file_.error) {
-    if (failure why = guard_.failed()) file_.fail(why);
+    if (error_cause why = guard_.failed()) file_.fail(why);
   }
   return file_.error;
 }
@@ -179,17 +189,17 @@ void mapped_backend::set_window(std::uint64_t cursor) noexcept {
   window_ = {begin, limit > cursor ? map_ + (limit - map_offset_) : begin};
 }
 
-failure mapped_backend::open_window(std::size_t wanted) noexcept {
-  if (failure why = record_guard_failure()) return why;
+error_cause mapped_backend::open_window(std::size_t wanted) noexcept {
+  if (error_cause why = record_guard_failure()) return why;
   if (!map_ || cursor_ < map_offset_ || cursor_ >= map_offset_ + map_length_) {
-    if (failure why = move_mapping(cursor_)) return why;
+    if (error_cause why = move_mapping(cursor_)) return why;
   }
   const std::uint64_t room = map_offset_ + map_length_ - cursor_;
   const std::uint64_t needed =
       cursor_ + std::min<std::uint64_t>(std::max<std::size_t>(wanted, 1), room);
   const std::uint64_t extent = guard_.extent();
   if (needed > extent && (!free_running_ || extent % page_size() != 0)) {
-    if (failure why = extend(needed)) return why;
+    if (error_cause why = extend(needed)) return why;
   }
   if (pages_.populates()) pages_.populate(mapping(), guard_.extent(), cursor_, high_water_, needed);
   set_window(cursor_);
@@ -198,7 +208,7 @@ failure mapped_backend::open_window(std::size_t wanted) noexcept {
   return {};
 }
 
-failure mapped_backend::extend(std::uint64_t needed) noexcept {
+error_cause mapped_backend::extend(std::uint64_t needed) noexcept {
   presence_.lock_sizes();
   if (extend_on_fault_) decide_free_running(presence_.others());
   const std::uint64_t extent = guard_.extent();
@@ -216,19 +226,21 @@ failure mapped_backend::extend(std::uint64_t needed) noexcept {
   guard_.set_extent(std::min(result.extent, target));
   claim_extent();
   presence_.unlock_sizes();
-  return result.why && result.extent <= cursor_ ? file_.fail(result.why) : failure{};
+  return result.why && result.extent <= cursor_ ? file_.fail(result.why) : error_cause{};
 }
 
 step mapped_backend::make_room(char* put, std::size_t wanted) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   return {open_window(wanted)};
 }
 
 step mapped_backend::write(char* put, const char* data, std::size_t size) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   while (size > 0) {
     if (window_.begin == window_.end) {
-      if (failure why = open_window(size)) return {why};
+      if (error_cause why = open_window(size)) return {why};
     }
     const std::size_t chunk = std::min(size, static_cast<std::size_t>(window_.end - window_.begin));
     std::memcpy(window_.begin, data, chunk);
@@ -247,6 +259,7 @@ std::int64_t mapped_backend::tell(const char* put) const noexcept {
 step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                           std::int64_t& position) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   position = -1;
   const std::uint64_t base = dir == std::ios_base::beg   ? 0
                              : dir == std::ios_base::cur ? cursor_
@@ -261,20 +274,22 @@ step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
   return {};
 }
 
-failure mapped_backend::flush(char* put) noexcept {
+error_cause mapped_backend::flush(char* put) noexcept {
   follow_cursor(put);
+  stop_running_free_if_joined();
   return record_guard_failure();
 }
 
-failure mapped_backend::publish(char* put) noexcept {
+error_cause mapped_backend::publish(char* put) noexcept {
   follow_cursor(put);
-  if (failure why = record_guard_failure()) return why;
-  if (failure why = cut(high_water_, true, false)) return why;
+  stop_running_free_if_joined();
+  if (error_cause why = record_guard_failure()) return why;
+  if (error_cause why = cut(high_water_, true, false)) return why;
   set_window(cursor_);
   return {};
 }
 
-failure mapped_backend::finish(char* put) noexcept {
+error_cause mapped_backend::finish(char* put) noexcept {
   follow_cursor(put);
   record_guard_failure();
   std::uint64_t end = high_water_;
@@ -293,8 +308,9 @@ failure mapped_backend::finish(char* put) noexcept {
   return file_.error;
 }
 
-failure mapped_backend::cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept {
-  const failure why =
+error_cause mapped_backend::cut(std::uint64_t end, bool keep_bytes_past_end,
+                                bool closing) noexcept {
+  const error_cause why =
       cut_extension({fd(), presence_, guard_, pages_, extend_on_fault_, high_water_, free_running_},
                     end, keep_bytes_past_end, closing);
   return why ? file_.fail(why) : why;

@@ -22,8 +22,8 @@ class mapped_backend final : public backend {
   // Maps the file, a regular file of `size` bytes open for reading and writing, at `position`
   // now, so that a file system that cannot map fails here, not at a store. Uses
   // opts.mapping_size, opts.extension and opts.guard_faults.
-  static failure create(open_file& file, std::uint64_t size, std::uint64_t position,
-                        const options& opts, std::unique_ptr<backend>& out) noexcept;
+  static error_cause create(open_file& file, std::uint64_t size, std::uint64_t position,
+                            const options& opts, std::unique_ptr<backend>& out) noexcept;
   ~mapped_backend() override;
 
   bool is_mapped() const noexcept override { return true; }
@@ -37,9 +37,9 @@ class mapped_backend final : public backend {
   std::int64_t tell(const char* put) const noexcept override;
   step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
             std::int64_t& position) noexcept override;
-  failure flush(char* put) noexcept override;
-  failure publish(char* put) noexcept override;
-  failure finish(char* put) noexcept override;
+  error_cause flush(char* put) noexcept override;
+  error_cause publish(char* put) noexcept override;
+  error_cause finish(char* put) noexcept override;
 
  private:
   mapped_backend(open_file& file, std::uint64_t size, std::size_t mapping_size,
@@ -48,27 +48,30 @@ class mapped_backend final : public backend {
   // seekable(), the caller moved it there. The window begins there and high_water_ covers it.
   void follow_cursor(char* put) noexcept;
   // Makes the window at cursor_ hold at least one byte, moving the mapping and extending.
-  failure open_window(std::size_t wanted) noexcept;
+  error_cause open_window(std::size_t wanted) noexcept;
   // Sets the window for the cursor within the current mapping and extent; empty outside them.
   void set_window(std::uint64_t cursor) noexcept;
   // Maps the stretch the cursor at `position` needs: the moving window, or every byte laid out
   // so far once a seek jumps back into them.
-  failure move_mapping(std::uint64_t position) noexcept;
+  error_cause move_mapping(std::uint64_t position) noexcept;
   // Maps `length` bytes from `offset`, a page boundary; false (errno set) where mmap refuses.
   bool map_at(std::uint64_t offset, std::size_t length) noexcept;
-  failure unmap() noexcept;
+  error_cause unmap() noexcept;
   // Grows the file so that the bytes up to `needed` fit, with blocks from the cursor's page on.
-  failure extend(std::uint64_t needed) noexcept;
+  error_cause extend(std::uint64_t needed) noexcept;
   mapped_stretch mapping() const noexcept { return {map_, map_offset_, map_length_}; }
   // Makes a store the SIGBUS handler could not serve the file's sticky failure.
-  failure record_guard_failure() noexcept;
+  error_cause record_guard_failure() noexcept;
   // See mapped_cut.hpp; a failure is the file's.
-  failure cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
+  error_cause cut(std::uint64_t end, bool keep_bytes_past_end, bool closing) noexcept;
   // Tells the other writers what this one may store into now: its extent, or everything while it
   // runs free, where a store past the extent lands with no call to take the claim first.
   void claim_extent() noexcept;
   // See mapped_cut.hpp's decide_free_running; call with the sizes locked.
   void decide_free_running(bool others) noexcept;
+  // At each call that takes the caller's cursor: a free-running writer that another writer joined
+  // since it decided stops running free, so that the other's cuts need not spare everything.
+  void stop_running_free_if_joined() noexcept;
   void assert_invariant() const noexcept;
 
   // Invariant, between calls (assert_invariant):

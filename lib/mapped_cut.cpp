@@ -15,8 +15,8 @@
 namespace mapout::detail {
 namespace {
 
-failure cut_locked(const cut_parts& parts, std::uint64_t end, bool keep_bytes_past_end,
-                   bool closing) noexcept {
+error_cause cut_locked(const cut_parts& parts, std::uint64_t end, bool keep_bytes_past_end,
+                       bool closing) noexcept {
   struct stat st;
   if (sys().fstat(parts.fd, &st) != 0) return errno_failure("fstat");
   const auto size = static_cast<std::uint64_t>(st.st_size);
@@ -68,8 +68,8 @@ void decide_free_running(int fd, bool extend_on_fault, std::uint64_t high_water,
   free_running = !others;
 }
 
-failure cut_extension(const cut_parts& parts, std::uint64_t end, bool keep_bytes_past_end,
-                      bool closing) noexcept {
+error_cause cut_extension(const cut_parts& parts, std::uint64_t end, bool keep_bytes_past_end,
+                          bool closing) noexcept {
   struct stat st;
   if (sys().fstat(parts.fd, &st) != 0) return errno_failure("fstat");
   if (!closing && static_cast<std::uint64_t>(st.st_size) <= end) return {};
@@ -77,7 +77,7 @@ failure cut_extension(const cut_parts& parts, std::uint64_t end, bool keep_bytes
   // The size, the others' claims and the cut under one lock: a writer that joins or extends
   // meanwhile waits, and then sees the file as cut.
   parts.presence.lock_sizes();
-  const failure why = cut_locked(parts, end, keep_bytes_past_end, closing);
+  const error_cause why = cut_locked(parts, end, keep_bytes_past_end, closing);
   // A close drops its claim with the lock: a writer that took the lock between the two would
   // still see the claim, and cut no lower than it.
   if (closing) {

@@ -33,8 +33,8 @@ void decide_free_running(int fd, bool extend_on_fault, std::uint64_t high_water,
 // writer claims (or a forked copy of this one), nor below what writers of this process that
 // closed first wrote. With `keep_bytes_past_end`, non-zero bytes anyone stored past `end` stay.
 // Afterwards this writer claims no more than `end`, unless it is `closing`, which leaves.
-failure cut_extension(const cut_parts& parts, std::uint64_t end, bool keep_bytes_past_end,
-                      bool closing) noexcept;
+error_cause cut_extension(const cut_parts& parts, std::uint64_t end, bool keep_bytes_past_end,
+                          bool closing) noexcept;
 
 // The end of the last non-zero byte of `fd` in [from, to) that is in the page cache, or `from`.
 std::uint64_t end_of_data(int fd, std::uint64_t from, std::uint64_t to) noexcept;

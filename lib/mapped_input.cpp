@@ -20,7 +20,7 @@
 namespace mapout {
 
 using detail::code_of;
-using detail::failure;
+using detail::error_cause;
 
 namespace {
 
@@ -47,7 +47,7 @@ int advice_of(access advice) noexcept {
 // Hidden: the shared library exports mapped_input's API, not the members of its pimpl.
 struct __attribute__((visibility("hidden"))) mapped_input::state {
   std::filesystem::path path;
-  failure error;          // of the last open or close
+  error_cause error;      // of the last open or close
   detail::descriptor fd;  // kept open while mapped: the guard's handler asks it for the size
   // The bytes are one of: a mapping (map non-null, guard set), memory read in (memory set), or
   // nothing (closed, or an empty file).
@@ -63,37 +63,37 @@ struct __attribute__((visibility("hidden"))) mapped_input::state {
   mutable std::atomic<int> reading_error{0};
   mutable std::atomic<const char*> reading_operation{nullptr};
 
-  failure open_file(const char* file, access advice, bool read_unmappable) noexcept;
-  failure map_file(std::size_t length, access advice) noexcept;
-  failure read_file(std::size_t expected) noexcept;
-  failure close_file() noexcept;
+  error_cause open_file(const char* file, access advice, bool read_unmappable) noexcept;
+  error_cause map_file(std::size_t length, access advice) noexcept;
+  error_cause read_file(std::size_t expected) noexcept;
+  error_cause close_file() noexcept;
   // Opens `path` into `owned`, making the state first.
   static std::error_code open_into(std::unique_ptr<state>& owned, const std::filesystem::path& path,
                                    access advice, bool read_unmappable) noexcept;
-  failure record_reading_failure(failure why) const noexcept;
-  failure reading_failure() const noexcept;
-  failure size_now(std::uint64_t& now) const noexcept;
-  failure failure_now() const noexcept;
+  error_cause record_reading_failure(error_cause why) const noexcept;
+  error_cause reading_failure() const noexcept;
+  error_cause size_now(std::uint64_t& now) const noexcept;
+  error_cause failure_now() const noexcept;
 };
 
-failure mapped_input::state::record_reading_failure(failure why) const noexcept {
-  if (failure first = reading_failure()) return first;
+error_cause mapped_input::state::record_reading_failure(error_cause why) const noexcept {
+  if (error_cause first = reading_failure()) return first;
   int none = 0;
   reading_operation.store(why.operation, std::memory_order_relaxed);
   reading_error.compare_exchange_strong(none, why.error, std::memory_order_release);
   return reading_failure();
 }
 
-failure mapped_input::state::reading_failure() const noexcept {
+error_cause mapped_input::state::reading_failure() const noexcept {
   const int error = reading_error.load(std::memory_order_acquire);
   return {error, error ? reading_operation.load(std::memory_order_relaxed) : nullptr};
 }
 
-failure mapped_input::state::size_now(std::uint64_t& now) const noexcept {
+error_cause mapped_input::state::size_now(std::uint64_t& now) const noexcept {
   if (guard) {
-    if (failure faulted = guard->failed()) return faulted;
+    if (error_cause faulted = guard->failed()) return faulted;
   }
-  if (failure seen = reading_failure()) return seen;
+  if (error_cause seen = reading_failure()) return seen;
   if (!map) return {};
   struct stat st;
   if (detail::sys().fstat(fd.get(), &st) != 0) {
@@ -106,14 +106,14 @@ failure mapped_input::state::size_now(std::uint64_t& now) const noexcept {
 
 // The last open's or close's failure, else the guard's (a read met a lost page), else the first
 // failure of reading on, else a mapped file found smaller than its mapping, now or before.
-failure mapped_input::state::failure_now() const noexcept {
+error_cause mapped_input::state::failure_now() const noexcept {
   if (error) return error;
   std::uint64_t ignored = 0;
   return size_now(ignored);
 }
 
-failure mapped_input::state::open_file(const char* file, access advice,
-                                       bool read_unmappable) noexcept {
+error_cause mapped_input::state::open_file(const char* file, access advice,
+                                           bool read_unmappable) noexcept {
   fd = detail::descriptor(
       detail::retry_on_eintr(detail::sys().open, file, O_RDONLY | O_CLOEXEC, mode_t{0}));
   if (!fd) return detail::errno_failure("open");
@@ -123,13 +123,13 @@ failure mapped_input::state::open_file(const char* file, access advice,
   const bool regular = S_ISREG(st.st_mode);
   const auto length = static_cast<std::uint64_t>(regular ? st.st_size : 0);
   if (length > PTRDIFF_MAX) {
-    return read_unmappable ? failure{EFBIG, larger_than_the_address_space} : failure{};
+    return read_unmappable ? error_cause{EFBIG, larger_than_the_address_space} : error_cause{};
   }
   // An empty regular file may be a special file whose size says nothing; reading finds out. A
   // thread that blocks SIGBUS would die at a fault the guard cannot catch.
   if (length > 0 && detail::kind_of(fd.get()) != detail::target_kind::unmappable &&
       !detail::sigbus_blocked()) {
-    const failure why = map_file(static_cast<std::size_t>(length), advice);
+    const error_cause why = map_file(static_cast<std::size_t>(length), advice);
     // sysfs and other special files that refuse mmap are read like a pipe; a file with no room
     // in the address space only by a caller that reads as it consumes.
     const bool no_room = why.operation == larger_than_the_address_space;
@@ -140,7 +140,7 @@ failure mapped_input::state::open_file(const char* file, access advice,
   return read_file(static_cast<std::size_t>(length));
 }
 
-failure mapped_input::state::map_file(std::size_t length, access advice) noexcept {
+error_cause mapped_input::state::map_file(std::size_t length, access advice) noexcept {
   void* const address = detail::sys().mmap(nullptr, length, PROT_READ, MAP_SHARED, fd.get(), 0);
   if (address == MAP_FAILED) {
     // Where the file cannot fit beside what the process has mapped already, ENOMEM means that
@@ -156,7 +156,7 @@ failure mapped_input::state::map_file(std::size_t length, access advice) noexcep
   guard.reset(new (std::nothrow) detail::sigbus_guard);
   if (!guard) return {ENOMEM, "map"};
   guard->set_extent(length);
-  if (failure why = guard->arm_for_reading(fd.get())) return why;
+  if (error_cause why = guard->arm_for_reading(fd.get())) return why;
   guard->cover(map, length, 0);
   if (advice != access::normal && detail::sys().madvise(map, length, advice_of(advice)) != 0) {
     return detail::errno_failure("madvise");
@@ -164,16 +164,16 @@ failure mapped_input::state::map_file(std::size_t length, access advice) noexcep
   return {};
 }
 
-failure mapped_input::state::read_file(std::size_t expected) noexcept {
+error_cause mapped_input::state::read_file(std::size_t expected) noexcept {
   std::size_t got = 0;
-  if (failure why = detail::read_all(fd.get(), expected, memory, got)) return why;
+  if (error_cause why = detail::read_all(fd.get(), expected, memory, got)) return why;
   data = memory.get();
   size = got;
   return fd.close();
 }
 
-failure mapped_input::state::close_file() noexcept {
-  failure why;
+error_cause mapped_input::state::close_file() noexcept {
+  error_cause why;
   if (map) {
     if (guard) guard->uncover();
     if (detail::sys().munmap(map, size) != 0) why = detail::errno_failure("munmap");
@@ -185,7 +185,7 @@ failure mapped_input::state::close_file() noexcept {
   size = 0;
   open = false;
   reading_error.store(0, std::memory_order_relaxed);
-  const failure closed = fd.close();
+  const error_cause closed = fd.close();
   return why ? why : closed;
 }
 
@@ -273,7 +273,7 @@ std::string mapped_input::error_message() const {
 }
 
 std::ios_base::failure mapped_input::error_exception() const {
-  const failure why = state_ ? state_->failure_now() : failure{};
+  const error_cause why = state_ ? state_->failure_now() : error_cause{};
   if (!why) {
     return detail::not_open_failure(std::make_error_code(std::errc::bad_file_descriptor));
   }
@@ -287,7 +287,7 @@ std::error_code input_access::open_unread(mapped_input& input, const std::filesy
   return mapped_input::state::open_into(input.state_, path, advice, false);
 }
 
-void input_access::record_failure(const mapped_input& input, failure why) noexcept {
+void input_access::record_failure(const mapped_input& input, error_cause why) noexcept {
   if (input.state_) input.state_->record_reading_failure(why);
 }
 
@@ -299,7 +299,7 @@ int input_access::descriptor(const mapped_input& input) noexcept {
   return input.state_ ? input.state_->fd.get() : -1;
 }
 
-failure input_access::size_now(const mapped_input& input, std::uint64_t& size) noexcept {
+error_cause input_access::size_now(const mapped_input& input, std::uint64_t& size) noexcept {
   if (!input.state_) return {EBADF, "fstat"};
   return input.state_->size_now(size);
 }

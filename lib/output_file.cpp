@@ -11,7 +11,7 @@
 namespace mapout {
 
 using detail::code_of;
-using detail::failure;
+using detail::error_cause;
 
 output_file::output_file() noexcept = default;
 output_file::output_file(output_file&& other) noexcept {
@@ -166,8 +166,8 @@ std::int64_t output_file::seek(window& view, std::int64_t offset, std::ios_base:
   s.note_stores(view);
   const std::int64_t before = origin > 0 ? s.backend->tell(view.begin) : -1;
   std::int64_t position = -1;
-  failure why = s.run(view, range, &detail::backend::seek, from_start ? offset + origin : offset,
-                      dir, position);
+  error_cause why = s.run(view, range, &detail::backend::seek,
+                          from_start ? offset + origin : offset, dir, position);
   if (!why && position < origin) {
     // Before the origin: another part's bytes, as before the start of a file of its own.
     std::int64_t back = -1;
@@ -189,7 +189,7 @@ std::error_code output_file::flush(window& view, seek_range& range) noexcept {
   if (std::error_code ec = unavailable("flush")) return ec;
   state& s = *state_;
   s.note_stores(view);
-  const failure why =
+  const error_cause why =
       s.opts.flush_publishes ? s.backend->publish(view.begin) : s.backend->flush(view.begin);
   s.give_view(view, range);
   return code_of(why);
@@ -205,7 +205,7 @@ std::error_code output_file::publish(window& view, seek_range& range) noexcept {
   if (std::error_code ec = unavailable("publish")) return ec;
   state& s = *state_;
   s.note_stores(view);
-  const failure why = s.backend->publish(view.begin);
+  const error_cause why = s.backend->publish(view.begin);
   s.give_view(view, range);
   return code_of(why);
 }
@@ -220,7 +220,7 @@ std::error_code output_file::persist(window& view, seek_range& range) noexcept {
   if (std::error_code ec = unavailable("persist")) return ec;
   state& s = *state_;
   s.note_stores(view);
-  const failure why = s.backend->persist(view.begin);
+  const error_cause why = s.backend->persist(view.begin);
   s.give_view(view, range);
   return code_of(why);
 }
@@ -255,10 +255,10 @@ std::error_code output_file::discard(window& view) noexcept {
   state& s = *state_;
   if (!s.session) return close(view);
   s.backend.reset();
-  const failure kept = s.file.error;
+  const error_cause kept = s.file.error;
   s.file.error = {};
   s.drop_replacement();
-  const failure why = s.file.error;
+  const error_cause why = s.file.error;
   s.file.error = kept ? kept : why;
   view = {};
   return code_of(why);

@@ -7,7 +7,7 @@
 namespace mapout {
 
 using detail::code_of;
-using detail::failure;
+using detail::error_cause;
 
 std::error_code output_file::not_open(const char* operation) noexcept {
   if (state_ && !state_->file.error) state_->file.error = {EBADF, operation};
@@ -56,7 +56,7 @@ std::ios_base::failure output_file::error_exception() const {
   if (!state_ || !state_->file.error) {
     return detail::not_open_failure(std::make_error_code(std::errc::bad_file_descriptor));
   }
-  const failure& why = state_->file.error;
+  const error_cause& why = state_->file.error;
   return std::ios_base::failure(detail::error_context(why.operation, state_->path, why.detail),
                                 code_of(why));
 }

@@ -12,25 +12,26 @@ namespace {
 
 // Opens the descriptor. Mapping needs it readable as well as writable; a file we may write but
 // not read still opens, for the buffered strategy, as std::ofstream would open it.
-failure open_descriptor(const char* path, const detail::open_flags& flags, bool want_map,
-                        detail::descriptor& fd, bool& readable) noexcept {
+error_cause open_descriptor(const char* path, const detail::open_flags& flags, bool want_map,
+                            detail::descriptor& fd, bool& readable) noexcept {
   const int common = flags.creation | O_CLOEXEC;
   if (want_map || flags.read) {
     fd = detail::descriptor(
         detail::retry_on_eintr(detail::sys().open, path, O_RDWR | common, mode_t{0666}));
     readable = static_cast<bool>(fd);
-    if (fd || flags.read || errno != EACCES) return fd ? failure{} : detail::errno_failure("open");
+    if (fd || flags.read || errno != EACCES)
+      return fd ? error_cause{} : detail::errno_failure("open");
   }
   fd = detail::descriptor(
       detail::retry_on_eintr(detail::sys().open, path, O_WRONLY | common, mode_t{0666}));
   readable = false;
-  return fd ? failure{} : detail::errno_failure("open");
+  return fd ? error_cause{} : detail::errno_failure("open");
 }
 
 }  // namespace
 
-failure output_file::state::open(const char* path, std::ios_base::openmode mode,
-                                 const options& opts) noexcept {
+error_cause output_file::state::open(const char* path, std::ios_base::openmode mode,
+                                     const options& opts) noexcept {
   detail::open_flags flags;
   if (!detail::to_open_flags(mode, flags)) return {EINVAL, "open mode"};
   // Only what is, or will be, a regular file is opened for mapping: a FIFO opened for reading and
@@ -50,15 +51,15 @@ failure output_file::state::open(const char* path, std::ios_base::openmode mode,
   }
   bool readable = replace;
   if (replace) {
-    if (failure why = detail::replace_session::open(path, opts, file, session)) return why;
-  } else if (failure why = open_descriptor(path, flags, want_map, file.fd, readable)) {
+    if (error_cause why = detail::replace_session::open(path, opts, file, session)) return why;
+  } else if (error_cause why = open_descriptor(path, flags, want_map, file.fd, readable)) {
     return why;
   }
   return detail::open_backend(file, {want_map && readable, flags.append, flags.at_end, 0}, opts,
                               backend);
 }
 
-failure output_file::state::take_descriptor(int fd, const options& opts) noexcept {
+error_cause output_file::state::take_descriptor(int fd, const options& opts) noexcept {
   const int status = detail::retry_on_eintr(detail::sys().status_flags, fd, F_GETFL, 0);
   if (status < 0) return detail::errno_failure("fcntl");
   const int access = status & O_ACCMODE;

@@ -15,7 +15,7 @@
 
 namespace mapout {
 
-using detail::failure;
+using detail::error_cause;
 
 // Hidden: the shared library exports output_file's API, not the members of its pimpl.
 struct __attribute__((visibility("hidden"))) output_file::state {
@@ -38,9 +38,9 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   std::int64_t origin = 0;
   std::atomic<bool>* closed = nullptr;
 
-  failure open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
+  error_cause open(const char* path, std::ios_base::openmode mode, const options& opts) noexcept;
   // Takes over a descriptor the caller opened, as fdopen(3) does.
-  failure take_descriptor(int fd, const options& opts) noexcept;
+  error_cause take_descriptor(int fd, const options& opts) noexcept;
 
   // What every call that takes the caller's window does first: its stores up to `put` are
   // compared, and those it moved its cursor back from are kept.
@@ -48,9 +48,9 @@ struct __attribute__((visibility("hidden"))) output_file::state {
     keep_stored(view);
     if (session) session->stored_up_to(view.begin);
   }
-  // The bytes stored up to view.stored, which the caller moved its cursor back from.
+  // The bytes stored up to view.stored_end, which the caller moved its cursor back from.
   void keep_stored(const window& view) noexcept {
-    if (view.stored > view.begin) backend->keep_stored_up_to(view.stored);
+    if (view.stored_end > view.begin) backend->keep_stored_up_to(view.stored_end);
   }
   // And last: the backend's window goes back to the caller, nothing stored in it yet, with where
   // it may move its cursor with no call.
@@ -76,10 +76,10 @@ struct __attribute__((visibility("hidden"))) output_file::state {
   // Makes a call that may hand the file over, at the caller's cursor, and acts on the step it
   // returns: the one place that does. Inlined, so that the call costs no frame of its own.
   template <class... Parameters, class... Arguments>
-  [[gnu::always_inline]] failure run(window& view, seek_range& range,
-                                     detail::step (detail::backend::*call)(char*,
-                                                                           Parameters...) noexcept,
-                                     Arguments&&... arguments) noexcept {
+  [[gnu::always_inline]] error_cause run(
+      window& view, seek_range& range,
+      detail::step (detail::backend::*call)(char*, Parameters...) noexcept,
+      Arguments&&... arguments) noexcept {
     detail::step done = (*backend.*call)(view.begin, arguments...);
     if (done.next != detail::step::then::done) {
       detail::hand_over(file, opts, backend);

@@ -33,7 +33,7 @@ class source_mapping {
   ~source_mapping() {
     if (data_ != nullptr) sys().munmap(data_, size_);
   }
-  failure map(int fd, std::uint64_t size) noexcept {
+  error_cause map(int fd, std::uint64_t size) noexcept {
     void* const data =
         sys().mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
     if (data == MAP_FAILED) return errno_failure("map");
@@ -48,12 +48,12 @@ class source_mapping {
   std::size_t size_ = 0;
 };
 
-failure write_stretch(int to, const stretch& piece) noexcept {
+error_cause write_stretch(int to, const stretch& piece) noexcept {
   if (write_all(to, piece.data, piece.size, static_cast<off_t>(piece.offset)) == piece.size) {
     return {};
   }
   // pwrite(2) returns 0 for a regular file only where it cannot write more, as at a full disk.
-  return errno != 0 ? errno_failure("write") : failure{ENOSPC, "write"};
+  return errno != 0 ? errno_failure("write") : error_cause{ENOSPC, "write"};
 }
 
 // The stretches, taken in turn; the first failure stops every thread at its next turn.
@@ -65,14 +65,14 @@ class stretch_queue {
     for (;;) {
       const std::size_t k = next_.fetch_add(1, std::memory_order_relaxed);
       if (k >= pieces_.size() || failed_.load(std::memory_order_relaxed)) return;
-      if (failure why = write_stretch(to, pieces_[k])) return record(why);
+      if (error_cause why = write_stretch(to, pieces_[k])) return record(why);
     }
   }
-  failure first_failure() const noexcept { return first_; }
+  error_cause first_failure() const noexcept { return first_; }
   std::size_t size() const noexcept { return pieces_.size(); }
 
  private:
-  void record(failure why) noexcept {
+  void record(error_cause why) noexcept {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!first_) first_ = why;
     failed_.store(true, std::memory_order_relaxed);
@@ -82,18 +82,19 @@ class stretch_queue {
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> failed_{false};
   std::mutex mutex_;
-  failure first_;
+  error_cause first_;
 };
 
 }  // namespace
 
-failure copy_into_place(int to, const std::vector<placed_copy>& copies, unsigned threads) noexcept {
+error_cause copy_into_place(int to, const std::vector<placed_copy>& copies,
+                            unsigned threads) noexcept {
   try {
     std::vector<source_mapping> sources(copies.size());
     std::vector<stretch> pieces;
     for (std::size_t k = 0; k < copies.size(); ++k) {
       if (copies[k].size == 0) continue;
-      if (failure why = sources[k].map(copies[k].from, copies[k].size)) return why;
+      if (error_cause why = sources[k].map(copies[k].from, copies[k].size)) return why;
       for (std::uint64_t at = 0; at < copies[k].size; at += stretch_size) {
         const std::uint64_t size = std::min(stretch_size, copies[k].size - at);
         pieces.push_back(

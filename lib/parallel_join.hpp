@@ -18,6 +18,7 @@ struct placed_copy {
 
 // Makes every copy into `to`, split into stretches that up to `threads` threads (the caller's
 // among them) take in turn; returns the first failure, after every thread has stopped.
-failure copy_into_place(int to, const std::vector<placed_copy>& copies, unsigned threads) noexcept;
+error_cause copy_into_place(int to, const std::vector<placed_copy>& copies,
+                            unsigned threads) noexcept;
 
 }  // namespace mapout::detail

@@ -21,7 +21,7 @@
 namespace mapout {
 namespace {
 
-using detail::failure;
+using detail::error_cause;
 
 // A failure as parallel_output reports it: the code and the whole message.
 struct report {
@@ -30,7 +30,7 @@ struct report {
   explicit operator bool() const noexcept { return static_cast<bool>(code); }
 };
 
-report report_of(const failure& why, const std::filesystem::path& path) {
+report report_of(const error_cause& why, const std::filesystem::path& path) {
   const std::error_code code = detail::code_of(why);
   return {
       code,
@@ -68,7 +68,7 @@ struct part_slot {
   std::uint64_t origin = 0;
   // An in-place part's size, known once the next part in place opens after it.
   std::uint64_t placed_size = 0;
-  failure open_failure;       // why the part's descriptor could not be made
+  error_cause open_failure;   // why the part's descriptor could not be made
   detail::descriptor memory;  // a part held in memory: the memfd its stream writes into
   std::string stream_path;    // the name the stream's messages give instead of the output's
   mapout::ostream stream;
@@ -84,7 +84,7 @@ class parallel_output::impl {
         opts_(opts),
         parts_(parts),
         slots_(new part_slot[parts]) {
-    if (failure why = open_destination()) {
+    if (error_cause why = open_destination()) {
       dest_.fd.close();
       session_.reset();
       early_ = report_of(why, path_);
@@ -158,7 +158,7 @@ class parallel_output::impl {
   }
 
  private:
-  failure open_destination() noexcept {
+  error_cause open_destination() noexcept {
     struct stat st;
     // A FIFO or device has no offsets to place parts at, and is never replaced.
     if (detail::sys().stat(name_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -170,7 +170,7 @@ class parallel_output::impl {
     }
     dest_.fd = detail::descriptor(detail::retry_on_eintr(
         detail::sys().open, name_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t{0666}));
-    return dest_.fd ? failure{} : detail::errno_failure("open");
+    return dest_.fd ? error_cause{} : detail::errno_failure("open");
   }
 
   void open_part(std::size_t k, part_slot& slot) {
@@ -330,7 +330,7 @@ class parallel_output::impl {
       offset += sizes[k];
     }
     const unsigned threads = std::max(std::thread::hardware_concurrency(), 1u);
-    const failure why = detail::copy_into_place(dest_.fd.get(), copies, threads);
+    const error_cause why = detail::copy_into_place(dest_.fd.get(), copies, threads);
     for (std::size_t k = 0; k < parts_; ++k) slots_[k].memory.close();
     if (why) return report_of(why, path_);
     return compare(offset);
@@ -368,7 +368,7 @@ class parallel_output::impl {
         detail::retry_on_eintr(detail::sys().fdatasync, dest_.fd.get()) != 0) {
       first = report_of(detail::errno_failure("fdatasync"), path_);
     }
-    const failure closed = dest_.fd.close();
+    const error_cause closed = dest_.fd.close();
     if (!first && closed) first = report_of(closed, path_);
   }
 

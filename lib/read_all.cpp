@@ -14,7 +14,7 @@ constexpr char no_memory[] = "read (no memory for the whole input)";
 
 }  // namespace
 
-failure read_all(int fd, std::size_t expected, heap_bytes& bytes, std::size_t& size) noexcept {
+error_cause read_all(int fd, std::size_t expected, heap_bytes& bytes, std::size_t& size) noexcept {
   std::size_t capacity = expected > 0 ? expected + 1 : unknown_size_start;
   heap_bytes memory(static_cast<char*>(std::malloc(capacity)));
   if (!memory) return {ENOMEM, no_memory};

@@ -18,6 +18,6 @@ using heap_bytes = std::unique_ptr<char, free_deleter>;
 // (0 when it says nothing): the first allocation holds that much and one byte more, so that a
 // regular file is read without growing. Fails with the read's errno, or ENOMEM when the
 // input does not end before memory runs out.
-failure read_all(int fd, std::size_t expected, heap_bytes& bytes, std::size_t& size) noexcept;
+error_cause read_all(int fd, std::size_t expected, heap_bytes& bytes, std::size_t& size) noexcept;
 
 }  // namespace mapout::detail

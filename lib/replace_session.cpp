@@ -7,11 +7,11 @@
 
 namespace mapout::detail {
 
-failure replace_session::open(const char* path, const options& opts, open_file& file,
-                              std::unique_ptr<replace_session>& out) noexcept {
+error_cause replace_session::open(const char* path, const options& opts, open_file& file,
+                                  std::unique_ptr<replace_session>& out) noexcept {
   std::unique_ptr<replace_session> session(new (std::nothrow) replace_session);
   if (!session) return {ENOMEM, "open"};
-  if (failure why = replacement::create(path, session->replacement_, file.fd)) return why;
+  if (error_cause why = replacement::create(path, session->replacement_, file.fd)) return why;
   if (opts.write_if_changed && session->replacement_->target_exists()) {
     comparison::create(session->replacement_->target_path(), session->replacement_->target(),
                        session->comparison_);

@@ -17,8 +17,8 @@ class replace_session {
  public:
   // Opens a temporary for the target at `path` into file.fd and, with opts.write_if_changed, the
   // old file to compare with.
-  static failure open(const char* path, const options& opts, open_file& file,
-                      std::unique_ptr<replace_session>& out) noexcept;
+  static error_cause open(const char* path, const options& opts, open_file& file,
+                          std::unique_ptr<replace_session>& out) noexcept;
 
   // Whether the bytes are compared: then every store must reach the session through a call.
   bool compares() const noexcept { return comparison_ != nullptr; }

@@ -31,11 +31,11 @@ std::string directory_of(const std::string& path) {
 // The path a chain of final symbolic links leads to; `path` itself when it is no link or does not
 // exist (opening would create it there). Each link is one the system's rules let us follow
 // (platform::may_follow): where the chain ends in no file, the kernel's open could not check it.
-failure follow_final_links(std::string& path) {
+error_cause follow_final_links(std::string& path) {
   for (int followed = 0; followed < most_links_followed; ++followed) {
     struct stat link;
     if (sys().fstatat(AT_FDCWD, path.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0) {
-      return errno == ENOENT ? failure{} : errno_failure("open");
+      return errno == ENOENT ? error_cause{} : errno_failure("open");
     }
     if (!S_ISLNK(link.st_mode)) return {};
     struct stat directory;
@@ -72,8 +72,8 @@ bool same_inode(const struct stat& a, const struct stat& b) noexcept {
 
 }  // namespace
 
-failure replacement::create(const char* path, std::unique_ptr<replacement>& out,
-                            descriptor& temporary) noexcept {
+error_cause replacement::create(const char* path, std::unique_ptr<replacement>& out,
+                                descriptor& temporary) noexcept {
   try {
     out.reset(new replacement);
     replacement& r = *out;
@@ -85,8 +85,8 @@ failure replacement::create(const char* path, std::unique_ptr<replacement>& out,
     if (!opened && errno != ENOENT) return errno_failure("open");
     r.target_exists_ = static_cast<bool>(opened);
     r.target_path_ = path;
-    if (failure why = r.find_target(opened)) return why;
-    if (failure why = r.create_temporary(temporary)) return why;
+    if (error_cause why = r.find_target(opened)) return why;
+    if (error_cause why = r.create_temporary(temporary)) return why;
     if (r.target_exists_) {
       // Held without write access: a file open for writing cannot be executed (ETXTBSY).
       r.target_file_ = platform::hold(r.directory_.get(), r.target_name_.c_str());
@@ -102,11 +102,11 @@ failure replacement::create(const char* path, std::unique_ptr<replacement>& out,
   }
 }
 
-failure replacement::find_target(const descriptor& opened) noexcept {
+error_cause replacement::find_target(const descriptor& opened) noexcept {
   if (target_exists_ && sys().fstat(opened.get(), &target_) != 0) return errno_failure("fstat");
   // A FIFO or device put there since the caller looked: no file to replace.
   if (target_exists_ && !S_ISREG(target_.st_mode)) return {EAGAIN, "open"};
-  if (failure why = follow_final_links(target_path_)) return why;
+  if (error_cause why = follow_final_links(target_path_)) return why;
   const std::size_t slash = target_path_.rfind('/');
   target_name_ = slash == std::string::npos ? target_path_ : target_path_.substr(slash + 1);
   directory_ = descriptor(retry_on_eintr(sys().open, directory_of(target_path_).c_str(),
@@ -136,16 +136,16 @@ failure replacement::find_target(const descriptor& opened) noexcept {
   return {};
 }
 
-failure replacement::create_temporary(descriptor& temporary) noexcept {
+error_cause replacement::create_temporary(descriptor& temporary) noexcept {
   // The temporary's bits until close are never more than the final file's owner bits. An unnamed
   // temporary for a new file takes 0666 and the umask (or the directory's default ACL) as
   // std::ofstream's file would: no one can open it before it is named at close.
-  const failure unnamed = platform::create_unnamed_temporary(
+  const error_cause unnamed = platform::create_unnamed_temporary(
       directory_.get(), target_exists_ ? target_.st_mode & 0600 : mode_t{0666}, temporary);
   if (unnamed.error != ENOTSUP) return unnamed;
   if (!target_exists_) new_mode_ = platform::new_file_mode();
   const mode_t private_mode = (target_exists_ ? target_.st_mode : new_mode_) & 0600;
-  if (failure why = make_unique_name([&](const char* name) {
+  if (error_cause why = make_unique_name([&](const char* name) {
         temporary = descriptor(retry_on_eintr(sys().openat, directory_.get(), name,
                                               O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, private_mode));
         return static_cast<bool>(temporary);
@@ -169,9 +169,9 @@ bool replacement::target_untouched() const noexcept {
          same_inode(named, target_);
 }
 
-failure replacement::settle(int temporary) noexcept {
+error_cause replacement::settle(int temporary) noexcept {
   if (!target_exists_) {
-    return new_mode_ == 0 || sys().fchmod(temporary, new_mode_) == 0 ? failure{}
+    return new_mode_ == 0 || sys().fchmod(temporary, new_mode_) == 0 ? error_cause{}
                                                                      : errno_failure("fchmod");
   }
   struct stat made;
@@ -190,11 +190,11 @@ failure replacement::settle(int temporary) noexcept {
   // A set-ID bit lends its owner's or group's rights: only with the old owner and group.
   if (made.st_uid != target_.st_uid || made.st_gid != target_.st_gid) mode &= ~(S_ISUID | S_ISGID);
   // After fchown, which clears set-ID bits.
-  return sys().fchmod(temporary, mode) == 0 ? failure{} : errno_failure("fchmod");
+  return sys().fchmod(temporary, mode) == 0 ? error_cause{} : errno_failure("fchmod");
 }
 
 template <class Make>
-failure replacement::make_unique_name(Make make) noexcept {
+error_cause replacement::make_unique_name(Make make) noexcept {
   try {
     // A shorter hidden name for a long target's, within NAME_MAX.
     const std::string stem = target_name_.substr(0, NAME_MAX - hidden_name_overhead);
@@ -212,18 +212,18 @@ failure replacement::make_unique_name(Make make) noexcept {
   }
 }
 
-failure replacement::link(int temporary) noexcept {
+error_cause replacement::link(int temporary) noexcept {
   if (!temporary_name_.empty()) return {};
   return make_unique_name(
       [&](const char* name) { return platform::link_unnamed(temporary, directory_.get(), name); });
 }
 
-failure replacement::rename(bool durable) noexcept {
+error_cause replacement::rename(bool durable) noexcept {
   // Its identity is checked: Windows renames over no file that is open.
   target_file_.close();
   if (sys().renameat(directory_.get(), temporary_name_.c_str(), directory_.get(),
                      target_name_.c_str()) != 0) {
-    const failure why = errno_failure("rename");
+    const error_cause why = errno_failure("rename");
     discard();
     return why;
   }
@@ -234,11 +234,11 @@ failure replacement::rename(bool durable) noexcept {
   return {};
 }
 
-failure replacement::discard() noexcept {
+error_cause replacement::discard() noexcept {
   if (temporary_name_.empty()) return {};
   const int removed = sys().unlinkat(directory_.get(), temporary_name_.c_str(), 0);
   temporary_name_.clear();
-  return removed == 0 ? failure{} : errno_failure("unlink temporary");
+  return removed == 0 ? error_cause{} : errno_failure("unlink temporary");
 }
 
 }  // namespace mapout::detail

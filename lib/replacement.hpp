@@ -19,8 +19,8 @@ class replacement {
   // temporary in the file's directory, open for reading and writing, in `temporary`: unnamed
   // where the system and file system can, ".<name>.mapout-XXXXXX" otherwise, never more
   // accessible than the final file.
-  static failure create(const char* path, std::unique_ptr<replacement>& out,
-                        descriptor& temporary) noexcept;
+  static error_cause create(const char* path, std::unique_ptr<replacement>& out,
+                            descriptor& temporary) noexcept;
   replacement(const replacement&) = delete;
   replacement& operator=(const replacement&) = delete;
   // Removes a named temporary that was neither committed nor discarded.
@@ -38,26 +38,26 @@ class replacement {
   // Gives the temporary its final owner and bits: a replaced file's owner and group where the
   // writer may give them (root), and its bits, set-ID ones only with that owner and group; a new
   // file 0666 & ~umask.
-  failure settle(int temporary) noexcept;
+  error_cause settle(int temporary) noexcept;
   // Gives an unnamed temporary a name in the directory, so that it can be renamed. Its
   // descriptor may be closed after this.
-  failure link(int temporary) noexcept;
+  error_cause link(int temporary) noexcept;
   // Renames the temporary over the target; with `durable`, fsyncs the directory after. On failure
   // the temporary's name is removed and the target is as it was.
-  failure rename(bool durable) noexcept;
+  error_cause rename(bool durable) noexcept;
   // Removes the temporary's name, if it has one; an unnamed one goes with its last descriptor.
-  failure discard() noexcept;
+  error_cause discard() noexcept;
 
  private:
   replacement() = default;
   // Finds the directory and name of the file the kernel opened as `opened` (from target_path_), and
   // checks what the kernel will check when it is replaced.
-  failure find_target(const descriptor& opened) noexcept;
-  failure create_temporary(descriptor& temporary) noexcept;
+  error_cause find_target(const descriptor& opened) noexcept;
+  error_cause create_temporary(descriptor& temporary) noexcept;
   // Creates (or, for a link to an unnamed temporary, makes) the name with `make`, trying fresh
   // random suffixes while the name exists.
   template <class Make>
-  failure make_unique_name(Make make) noexcept;
+  error_cause make_unique_name(Make make) noexcept;
 
   descriptor directory_;
   std::string target_path_;

@@ -129,7 +129,7 @@ guard_entry* find(std::uintptr_t address, std::uintptr_t& range_end,
 
 struct outcome {
   enum { resumed, failed, not_ours } kind;
-  failure why;
+  error_cause why;
   bool past_the_end = false;  // an extension failed: nothing of the file was where the store went
 };
 
@@ -195,7 +195,7 @@ bool serve(std::uintptr_t address) noexcept {
   return land_in_scratch(*entry, page, range_end, page_offset);
 }
 
-failure install() noexcept {
+error_cause install() noexcept {
   page_bytes = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   return platform::catch_mapping_faults(serve);
 }
@@ -209,16 +209,16 @@ sigbus_guard::~sigbus_guard() {
   entry_->claimed.store(false, std::memory_order_release);
 }
 
-failure sigbus_guard::arm(int fd, bool extend_on_fault) noexcept {
+error_cause sigbus_guard::arm(int fd, bool extend_on_fault) noexcept {
   return arm_entry(fd, extend_on_fault, false);
 }
 
-failure sigbus_guard::arm_for_reading(int fd) noexcept {
+error_cause sigbus_guard::arm_for_reading(int fd) noexcept {
   return arm_entry(fd, false, true);
 }
 
-failure sigbus_guard::arm_entry(int fd, bool extend_on_fault, bool reads) noexcept {
-  static const failure installed = install();
+error_cause sigbus_guard::arm_entry(int fd, bool extend_on_fault, bool reads) noexcept {
+  static const error_cause installed = install();
   if (installed) return installed;
   entry_ = claim();
   if (!entry_) return {ENOMEM, "register mapping"};
@@ -252,7 +252,7 @@ void sigbus_guard::set_extent(std::uint64_t extent) noexcept {
   if (entry_) entry_->extent.store(extent, std::memory_order_release);
 }
 
-failure sigbus_guard::failed() const noexcept {
+error_cause sigbus_guard::failed() const noexcept {
   if (!entry_) return {};
   const int error = entry_->error.load(std::memory_order_acquire);
   return {error, error ? entry_->operation.load(std::memory_order_relaxed) : nullptr};

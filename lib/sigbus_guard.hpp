@@ -32,11 +32,11 @@ class sigbus_guard {
   // Installs the handler (once per process) and takes an entry for the file of `fd`, whose size
   // is extent(). With `extend_on_fault`, a store past the extent makes the handler extend the file;
   // without, such a store is not the guard's business and goes to the previous handler.
-  failure arm(int fd, bool extend_on_fault) noexcept;
+  error_cause arm(int fd, bool extend_on_fault) noexcept;
   // The same for a read-only mapping of a file of extent() bytes: a read from a page the file
   // lost (another process truncated it) or could not read (an I/O error) fails with EIO and reads
   // zeroes from there on, in every thread that reads the mapping.
-  failure arm_for_reading(int fd) noexcept;
+  error_cause arm_for_reading(int fd) noexcept;
   bool armed() const noexcept { return entry_ != nullptr; }
 
   // Tells the handler that [begin, begin + length) maps the file from `offset` on.
@@ -51,7 +51,7 @@ class sigbus_guard {
   void set_extent(std::uint64_t extent) noexcept;
 
   // The first store the handler could not serve, or nothing.
-  failure failed() const noexcept;
+  error_cause failed() const noexcept;
   // The file offset of the page that store was on: the bytes before it are in the file.
   std::uint64_t failed_at() const noexcept;
   // True when that store was past the file's end (an extension failed), so the pages from
@@ -59,7 +59,7 @@ class sigbus_guard {
   bool failed_past_the_end() const noexcept;
 
  private:
-  failure arm_entry(int fd, bool extend_on_fault, bool reads) noexcept;
+  error_cause arm_entry(int fd, bool extend_on_fault, bool reads) noexcept;
 
   guard_entry* entry_ = nullptr;
   std::uint64_t extent_ = 0;  // while not armed

@@ -32,8 +32,8 @@ target_kind kind_of(int fd) noexcept {
   return target_kind::mapping_wins;
 }
 
-failure open_backend(open_file& file, const opening& how, const options& opts,
-                     std::unique_ptr<backend>& out) noexcept {
+error_cause open_backend(open_file& file, const opening& how, const options& opts,
+                         std::unique_ptr<backend>& out) noexcept {
   struct stat st;
   if (sys().fstat(file.fd.get(), &st) != 0) return errno_failure("fstat");
   const target_kind kind = how.may_map ? kind_of(file.fd.get()) : target_kind::unmappable;

@@ -40,8 +40,8 @@ struct opening {
 };
 
 // Both opens end here, with file.fd open: the backend the strategy picks for the target.
-failure open_backend(open_file& file, const opening& how, const options& opts,
-                     std::unique_ptr<backend>& out) noexcept;
+error_cause open_backend(open_file& file, const opening& how, const options& opts,
+                         std::unique_ptr<backend>& out) noexcept;
 
 // On strategy::automatic, when the buffer hands the file over to a mapping. The buffer tells it
 // what happened; it answers whether the mapping takes over now. Each reason hands over once.

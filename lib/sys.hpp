@@ -96,8 +96,9 @@ constexpr off_t at_descriptor = -1;
 }
 
 // What failed and why: errno (or an error mapout found itself) and the call or check that met
-// it. Plain values, so that the SIGBUS handler can make one.
-struct failure {
+// it. Plain values, so that the SIGBUS handler can make one. Not "failure": that is what the
+// streams throw (std::ios_base::failure), which several files build from one of these.
+struct error_cause {
   int error = 0;
   const char* operation = nullptr;
   const char* detail = nullptr;  // what the message adds after the path, when errno is not enough
@@ -110,12 +111,12 @@ struct failure {
 const std::error_category& errno_category() noexcept;
 
 // What the std::error_code API reports for it.
-inline std::error_code code_of(const failure& why) noexcept {
+inline std::error_code code_of(const error_cause& why) noexcept {
   return why ? std::error_code(why.error, errno_category()) : std::error_code{};
 }
 
 // The failure of the system call that just returned -1.
-inline failure errno_failure(const char* operation) noexcept {
+inline error_cause errno_failure(const char* operation) noexcept {
   return {errno, operation};
 }
 
@@ -143,9 +144,9 @@ class descriptor {
     return fd;
   }
   // A failed close has released the descriptor all the same.
-  failure close() noexcept {
+  error_cause close() noexcept {
     const int fd = release();
-    return fd >= 0 && sys().close(fd) != 0 ? errno_failure("close") : failure{};
+    return fd >= 0 && sys().close(fd) != 0 ? errno_failure("close") : error_cause{};
   }
 
  private:

@@ -4,11 +4,9 @@
 // must never grant more than std::ofstream writing in place would.
 #include <grp.h>
 #include <gtest/gtest.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pwd.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,6 +22,7 @@
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
+#include "seccomp_filter.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 
@@ -31,6 +30,7 @@ namespace {
 
 using mapout::test::names_in;
 using mapout::test::stat_of;
+using mapout::test::this_architecture;
 
 namespace fs = std::filesystem;
 using mapout::test::read_file;
@@ -100,6 +100,24 @@ class kernel_setting {
   bool set_ = false;
 };
 
+// Installs a seccomp filter under which openat(2) with O_TMPFILE fails with EOPNOTSUPP, as on a
+// file system without it; every other call is let through. Little-endian: the flags' low word.
+bool refuse_tmpfile_in_the_kernel() {
+  if (this_architecture == 0) return false;
+  return mapout::test::install_seccomp_filter({
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, this_architecture, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 4),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+      BPF_STMT(BPF_ALU | BPF_AND | BPF_K, __O_TMPFILE),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __O_TMPFILE, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EOPNOTSUPP & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  });
+}
+
 // ---- planted links and files, as nobody ----
 
 // What nobody meets in the layout ProtectionsHoldForAnotherUserInStickyDirectories makes under
@@ -111,6 +129,13 @@ TEST(HostileDirectoryAsNobody, RefusesWhatOfstreamRefuses) {
     GTEST_SKIP() << "run as nobody by ProtectionsHoldForAnotherUserInStickyDirectories";
   }
   const fs::path root = root_text;
+  // Run so by WithoutTmpfileProtectionsHoldForAnotherUserInStickyDirectories: every temporary is
+  // a named one.
+  if (std::getenv("MAPOUT_HOSTILE_NO_TMPFILE") != nullptr) {
+    errno = 0;
+    EXPECT_LT(::openat(AT_FDCWD, (root / "own").c_str(), O_TMPFILE | O_RDWR, 0600), 0);
+    ASSERT_EQ(errno, EOPNOTSUPP) << "O_TMPFILE is not refused";
+  }
   const std::vector<fs::path> refused_by_ofstream = {
       root / "sticky" / "gen.h",     // another user's link (fs.protected_symlinks)
       root / "sticky" / "dangling",  // another user's link to no file yet
@@ -148,12 +173,13 @@ TEST(HostileDirectoryAsNobody, RefusesWhatOfstreamRefuses) {
   EXPECT_TRUE(out) << out.error_message();
 }
 
-TEST(HostileReplacement, ProtectionsHoldForAnotherUserInStickyDirectories) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to plant other users' files and set sysctls";
+// Another user's /tmp with the kernel's protections on, as root and then as nobody; with
+// `without_tmpfile`, nobody's run has O_TMPFILE refused, so that it replaces through named
+// temporaries.
+void protections_hold_for_another_user(bool without_tmpfile) {
   kernel_setting symlinks("/proc/sys/fs/protected_symlinks", "1");
   kernel_setting regular("/proc/sys/fs/protected_regular", "1");
   if (!symlinks.set() || !regular.set()) GTEST_SKIP() << "fs.protected_* cannot be set here";
-  if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
   const uid_t nobody = nobody_uid();
   const gid_t nogroup = nogroup_gid();
   temp_dir dir;
@@ -190,6 +216,11 @@ TEST(HostileReplacement, ProtectionsHoldForAnotherUserInStickyDirectories) {
   const pid_t child = ::fork();
   if (child == 0) {
     ::setenv("MAPOUT_HOSTILE_DIR", dir.path().c_str(), 1);
+    if (without_tmpfile) {
+      ::setenv("MAPOUT_HOSTILE_NO_TMPFILE", "1", 1);
+      // Inherited by setpriv and the run as nobody it starts.
+      if (!refuse_tmpfile_in_the_kernel()) ::_exit(126);
+    }
     // nobody may not write the parent's test reports.
     ::unsetenv("GTEST_OUTPUT");
     const std::string self = fs::read_symlink("/proc/self/exe").string();
@@ -208,6 +239,28 @@ TEST(HostileReplacement, ProtectionsHoldForAnotherUserInStickyDirectories) {
   EXPECT_EQ(names_in(dir / "sticky"),
             (std::vector<std::string>{"dangling", "gen.h", "mine", "planted"}));
   EXPECT_EQ(names_in(dir / "shared"), std::vector<std::string>{"theirs"});
+}
+
+bool may_run_as_another_user(std::string& why) {
+  if (::geteuid() != 0) {
+    why = "needs root, to plant other users' files and set sysctls";
+  } else if (::access("/usr/bin/setpriv", X_OK) != 0) {
+    why = "needs setpriv (util-linux)";
+  }
+  return why.empty();
+}
+
+TEST(HostileReplacement, ProtectionsHoldForAnotherUserInStickyDirectories) {
+  std::string why;
+  if (!may_run_as_another_user(why)) GTEST_SKIP() << why;
+  protections_hold_for_another_user(false);
+}
+
+TEST(HostileReplacement, WithoutTmpfileProtectionsHoldForAnotherUserInStickyDirectories) {
+  std::string why;
+  if (!may_run_as_another_user(why)) GTEST_SKIP() << why;
+  if (this_architecture == 0) GTEST_SKIP() << "no seccomp architecture number for this build";
+  protections_hold_for_another_user(true);
 }
 
 // ---- set-ID modes ----
@@ -277,35 +330,6 @@ TEST(HostileReplacement, SetIdBitsAreDroppedWhereTheOldOwnerCannotBeKept) {
 }
 
 // ---- without O_TMPFILE ----
-
-#if defined(__x86_64__)
-constexpr std::uint32_t this_architecture = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr std::uint32_t this_architecture = AUDIT_ARCH_AARCH64;
-#else
-constexpr std::uint32_t this_architecture = 0;
-#endif
-
-// Installs a seccomp filter under which openat(2) with O_TMPFILE fails with EOPNOTSUPP, as on a
-// file system without it; every other call is let through. Little-endian: the flags' low word.
-bool refuse_tmpfile_in_the_kernel() {
-  struct sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, this_architecture, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 4),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-      BPF_STMT(BPF_ALU | BPF_AND | BPF_K, __O_TMPFILE),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __O_TMPFILE, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EOPNOTSUPP & SECCOMP_RET_DATA)),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog program = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]),
-                               filter};
-  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-         ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
-}
 
 // The bits each file mapout created had when it was created: the named temporaries.
 std::vector<mode_t> created_modes;

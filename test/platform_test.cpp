@@ -20,7 +20,7 @@
 namespace {
 
 using mapout::detail::descriptor;
-using mapout::detail::failure;
+using mapout::detail::error_cause;
 using mapout::detail::system_calls;
 namespace platform = mapout::detail::platform;
 
@@ -74,7 +74,7 @@ TEST_F(Platform, ReserveRefusedByTheFileSystemOrKernelIsNotSupported) {
   const int fd = file();
   {
     mapout::test::system_call_override<&system_calls::fallocate> none(failing_fallocate<ENOSYS>);
-    const failure why = platform::reserve(fd, 0, 4096);
+    const error_cause why = platform::reserve(fd, 0, 4096);
     EXPECT_EQ(why.error, ENOTSUP);
     EXPECT_STREQ(why.operation, "fallocate");
   }
@@ -118,7 +118,7 @@ TEST_F(Platform, UnnamedTemporaryRefusedIsNotSupported) {
   descriptor temporary;
   {
     mapout::test::system_call_override<&system_calls::openat> old_kernel(failing_openat<EISDIR>);
-    const failure why = platform::create_unnamed_temporary(dir, 0600, temporary);
+    const error_cause why = platform::create_unnamed_temporary(dir, 0600, temporary);
     EXPECT_EQ(why.error, ENOTSUP);
     EXPECT_STREQ(why.operation, "open temporary");
   }

@@ -19,7 +19,7 @@
 namespace {
 
 using mapout::detail::descriptor;
-using mapout::detail::failure;
+using mapout::detail::error_cause;
 using mapout::detail::platform::own_calls;
 namespace platform = mapout::detail::platform;
 
@@ -58,7 +58,7 @@ TEST_F(PortablePlatform, ReserveRefusedByTheFileSystemIsNotSupported) {
   {
     mapout::test::system_call_override<&own_calls::posix_fallocate> zfs(
         failing_posix_fallocate<EINVAL>);
-    const failure why = platform::reserve(fd, 0, 4096);
+    const error_cause why = platform::reserve(fd, 0, 4096);
     EXPECT_EQ(why.error, ENOTSUP);
     EXPECT_STREQ(why.operation, "posix_fallocate");
   }
@@ -78,7 +78,7 @@ TEST_F(PortablePlatform, MemoryFileHasNoNameAndKeepsItsBytes) {
   const std::string previous = saved != nullptr ? saved : "";
   ASSERT_EQ(::setenv("TMPDIR", dir_.path().c_str(), 1), 0);
   descriptor memory;
-  const failure why = platform::create_memory_file(memory);
+  const error_cause why = platform::create_memory_file(memory);
   if (saved != nullptr) {
     ::setenv("TMPDIR", previous.c_str(), 1);
   } else {

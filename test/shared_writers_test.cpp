@@ -1,11 +1,14 @@
 // Writers of one file that publish while another writes: what a reader sees after each flush, and
 // what is left when a writer in another process joins, writes and closes at any moment. The file
 // must hold what two std::ofstream make of the same calls.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <ios>
@@ -16,6 +19,7 @@
 #include "bytes.hpp"
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
+#include "seccomp_filter.hpp"
 #include "strategies.hpp"
 #include "temp_dir.hpp"
 
@@ -247,12 +251,16 @@ TEST(TwoStreams, APublishKeepsTheExtensionTheOtherWriterStoresInto) {
   }
 }
 
+// How the two writers begin, once both opened: with a random step, with a step of the first
+// writer, or with a plain flush() of the first writer (which publishes nothing) and then a random
+// step.
+enum class beginning { either_steps, first_steps, first_flushes };
+
 // Two writers of one process, each at its own offset, each showing every write: after each, a
 // reader finds the size and the bytes that two std::ofstream give, never an extension's zeros.
-// With `first_shows_first`, the first step is the first writer's.
 std::string show_every_write(const std::filesystem::path& dir, const mapout::options& first_opts,
                              const mapout::options& second_opts, bool flush_publishes,
-                             bool first_shows_first, unsigned seed) {
+                             beginning begin, unsigned seed) {
   std::mt19937 random(seed);
   const std::size_t second_at = random() % 200000;
   const std::filesystem::path path = dir / "shown";
@@ -265,8 +273,9 @@ std::string show_every_write(const std::filesystem::path& dir, const mapout::opt
   std::ofstream second_std(expected, in_out);
   second.seekp(static_cast<std::streamoff>(second_at));
   second_std.seekp(static_cast<std::streamoff>(second_at));
+  if (begin == beginning::first_flushes) first.flush();
   for (unsigned step = 0; step < 80; ++step) {
-    const bool to_first = random() % 2 == 0 || (step == 0 && first_shows_first);
+    const bool to_first = random() % 2 == 0 || (step == 0 && begin == beginning::first_steps);
     // Now and then a piece that outgrows the first extension.
     const std::size_t size = random() % 8 == 0 ? 70000 + random() % 70000 : 1 + random() % 300;
     const std::string piece = pattern(size, step);
@@ -299,8 +308,39 @@ TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlush) {
       SCOPED_TRACE(std::string(mode.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
       expect_ok(run_in_child([&]() -> std::string {
         for (unsigned seed = 1; seed <= 4; ++seed) {
+          const std::string failed = show_every_write(
+              dir.path(), mode.opts, mode.opts, flush_publishes, beginning::either_steps, seed);
+          if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
+        }
+        return "ok";
+      }));
+    }
+  }
+}
+
+struct writer_pair {
+  const char* name;
+  mapout::options first;
+  mapout::options second;
+};
+
+std::vector<writer_pair> pairs_with_on_fault() {
+  mapout::options on_fault = mapout::test::mapped();
+  on_fault.extension = mapout::extension::on_fault;
+  const mapout::options ahead = mapout::test::mapped();
+  return {{"on_fault and on_fault", on_fault, on_fault},
+          {"on_fault and ahead", on_fault, ahead},
+          {"ahead and on_fault", ahead, on_fault}};
+}
+
+void show_every_write_of_on_fault_pairs(const std::filesystem::path& dir, beginning begin) {
+  for (const writer_pair& pair : pairs_with_on_fault()) {
+    for (const bool flush_publishes : {false, true}) {
+      SCOPED_TRACE(std::string(pair.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
+      expect_ok(run_in_child([&]() -> std::string {
+        for (unsigned seed = 1; seed <= 4; ++seed) {
           const std::string failed =
-              show_every_write(dir.path(), mode.opts, mode.opts, flush_publishes, false, seed);
+              show_every_write(dir, pair.first, pair.second, flush_publishes, begin, seed);
           if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
         }
         return "ok";
@@ -311,32 +351,46 @@ TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlush) {
 
 // An on_fault writer that finds another writer at an extension or a publish stops running free:
 // its window ends at its extent and it claims only that, so the other's publishes cut back to
-// the bytes. The first writer opened alone, so it runs free until its first step.
+// the bytes. The first writer opened alone, so it runs free until its first call.
 TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenAfterEachFlushWithOnFaultWriters) {
+  temp_dir dir;
+  show_every_write_of_on_fault_pairs(dir.path(), beginning::first_steps);
+}
+
+// The same when the first call of the writer that opened alone is a flush() that publishes
+// nothing, and the other may step first: any call ends the free running, not only a publish.
+TEST(TwoStreams, AReaderSeesOnlyTheBytesWrittenOnceAFreeWriterThatWasJoinedFlushes) {
+  temp_dir dir;
+  show_every_write_of_on_fault_pairs(dir.path(), beginning::first_flushes);
+}
+
+// Until its next call a free-running writer claims the whole file: its stores into the other's
+// extension, made with no call since the other joined, survive the other's publishes, trailing
+// zeros included (which no page shows as data).
+TEST(TwoStreams, StoresOfAFreeWriterIntoTheOthersExtensionSurviveTheOthersPublish) {
   temp_dir dir;
   mapout::options on_fault = mapout::test::mapped();
   on_fault.extension = mapout::extension::on_fault;
-  const mapout::options ahead = mapout::test::mapped();
-  const struct {
-    const char* name;
-    mapout::options first;
-    mapout::options second;
-  } pairs[] = {{"on_fault and on_fault", on_fault, on_fault},
-               {"on_fault and ahead", on_fault, ahead},
-               {"ahead and on_fault", ahead, on_fault}};
-  for (const auto& pair : pairs) {
-    for (const bool flush_publishes : {false, true}) {
-      SCOPED_TRACE(std::string(pair.name) + (flush_publishes ? ", flush_publishes" : ", publish"));
-      expect_ok(run_in_child([&]() -> std::string {
-        for (unsigned seed = 1; seed <= 4; ++seed) {
-          const std::string failed =
-              show_every_write(dir.path(), pair.first, pair.second, flush_publishes, true, seed);
-          if (!failed.empty()) return "seed " + std::to_string(seed) + ": " + failed;
-        }
-        return "ok";
-      }));
-    }
-  }
+  expect_ok(run_in_child([&] {
+    const std::filesystem::path path = dir / "free";
+    write_file(path, "");
+    mapout::ostream free_writer(path, in_out, on_fault);
+    free_writer.seekp(1000);
+    mapout::ostream joiner(path, in_out, on_fault);
+    joiner << pattern(100);
+    joiner.publish();
+    const std::string stored = pattern(6, 1) + std::string(5, '\0');
+    free_writer << stored;
+    joiner << pattern(10, 2);
+    joiner.publish();
+    free_writer.close();
+    joiner.close();
+    if (!free_writer || !joiner) return std::string("a stream failed");
+    std::string want = pattern(100) + pattern(10, 2);
+    want.resize(1000, '\0');
+    want += stored;
+    return same_bytes(path, want);
+  }));
 }
 
 // Zeros are bytes written, though no page shows them as data: a writer that closes with zeros at
@@ -364,6 +418,57 @@ TEST(TwoStreams, ZerosAtTheEndOfAClosedWriterSurviveTheOthersPublish) {
       want += pattern(500, 1) + std::string(700, '\0');
       return same_bytes(path, want);
     }));
+  }
+}
+
+// Where the file system refuses user attributes (refused here in the kernel, for this process
+// and the one it forks): a writer of another process that closes first leaves its end nowhere
+// the last writer sees, so its trailing zeros are cut and the file ends at its last non-zero
+// byte; a writer of the same process leaves it in the process's table, and its zeros stay.
+TEST(TwoStreams, WithoutUserAttributesOnlyAWriterOfTheSameProcessKeepsZerosAtItsEnd) {
+  if (mapout::test::this_architecture == 0) GTEST_SKIP() << "no seccomp architecture number";
+  temp_dir dir;
+  for (const auto& mode : every_mapped_mode()) {
+    for (const bool same_process : {false, true}) {
+      SCOPED_TRACE(std::string(mode.name) + (same_process ? ", one process" : ", two processes"));
+      expect_ok(run_in_child([&]() -> std::string {
+        if (!mapout::test::refuse_system_calls({__NR_fgetxattr, __NR_fsetxattr, __NR_fremovexattr},
+                                               ENOTSUP)) {
+          return "the filter was refused";
+        }
+        const std::filesystem::path path = dir / "no-attributes";
+        write_file(path, "");
+        const int probe = ::open(path.c_str(), O_RDWR);
+        const bool refused =
+            ::fsetxattr(probe, "user.mapout.probe", "1", 1, 0) != 0 && errno == ENOTSUP;
+        ::close(probe);
+        if (!refused) return std::string("user attributes are not refused");
+        mapout::ostream first(path, in_out, mode.opts);
+        first << pattern(1000);
+        first.publish();
+        const auto write_second = [&] {
+          mapout::ostream second(path, in_out, mode.opts);
+          second.seekp(3000);
+          second << pattern(500, 1) << std::string(700, '\0');
+          second.close();
+          return second ? 0 : 1;
+        };
+        if (same_process) {
+          if (write_second() != 0) return std::string("the second writer failed");
+        } else if (mapout::test::wait_for(mapout::test::spawn(write_second)) != 0) {
+          return std::string("the second writer's process failed");
+        }
+        first << pattern(10, 2);
+        first.publish();
+        first.close();
+        if (!first) return "the first writer: " + first.error_message();
+        std::string want = pattern(1000) + pattern(10, 2);
+        want.resize(3000, '\0');
+        want += pattern(500, 1);
+        if (same_process) want += std::string(700, '\0');
+        return same_bytes(path, want);
+      }));
+    }
   }
 }
 

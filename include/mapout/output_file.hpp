@@ -143,7 +143,7 @@ class MAPOUT_API output_file {
   // What the destructors do: discard() with options.atomic, close() otherwise.
   void close_at_destruction(window& view) noexcept;
   // Set and cleared only by the cursor that holds the window; taking it, with the owner's view,
-  // whose window::stored the cursor's own calls do not carry.
+  // whose window::stored_end the cursor's own calls do not carry.
   void set_held_by_cursor(bool held, const window& owner_view = {}) noexcept;
   // The calls that hand the window back, as mapout::streambuf makes them: with where the caller
   // may move its cursor with no call as the call leaves it (seekable()), from the one call.

@@ -109,7 +109,7 @@ class MAPOUT_API streambuf : public std::streambuf {
 
   // mapout::ostream's inline seek: moves the cursor to `position` and returns true when it lies
   // in seekable() or at its end. Bytes stored on from seekable()'s end since the last call
-  // become part of it, and the next call takes note of them (window::stored); not those stored
+  // become part of it, and the next call takes note of them (window::stored_end); not those stored
   // after a gap, where the window began past seekable(). The window then reaches at least to
   // seekable()'s end. Unsigned: a negative or overflowed position wraps to one far outside.
   bool seek_inline(std::uint64_t position) noexcept {

@@ -14,13 +14,13 @@ struct window {
   // For a caller that moved its cursor back into seekable() since the last call: the end of the
   // bytes it may have stored, seekable()'s end or further where it stored on from there. The
   // next call takes note of them. Null, or at most begin, for a caller that did not move back.
-  char* stored = nullptr;
+  char* stored_end = nullptr;
 };
 
 // Bytes written before the last call that the caller may move its cursor over without a call
 // until its next one: [begin, end) holds the file's bytes from `offset` on, in the same memory
 // as the window, and the cursor may also stand at `end`. A caller that stored on from `end`
-// may move back too, and names the end of its stores in window::stored at its next call. On the
+// may move back too, and names the end of its stores in window::stored_end at its next call. On the
 // buffer it is the stretch the buffer holds of a positioned file. Empty (both null) on a pipe,
 // device or appended file, while a cursor holds the window, and with write_if_changed, where every
 // byte stored must reach the comparison through a call.

@@ -72,7 +72,7 @@ void add_system_calls(system_calls& calls) noexcept {
   calls.memfd_create = ::memfd_create;
 }
 
-failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
+error_cause reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
   if (retry_on_eintr(sys().fallocate, fd, 0, static_cast<off_t>(offset),
                      static_cast<off_t>(length)) == 0) {
     return {};
@@ -81,7 +81,7 @@ failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
   return {errno == EOPNOTSUPP || errno == ENOSYS ? ENOTSUP : errno, "fallocate"};
 }
 
-failure create_unnamed_temporary(int directory, mode_t mode, descriptor& temporary) noexcept {
+error_cause create_unnamed_temporary(int directory, mode_t mode, descriptor& temporary) noexcept {
   temporary = descriptor(
       retry_on_eintr(sys().openat, directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode));
   if (temporary) return {};
@@ -109,9 +109,9 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return length > 0 && static_cast<std::size_t>(length) < size;
 }
 
-failure create_memory_file(descriptor& file) noexcept {
+error_cause create_memory_file(descriptor& file) noexcept {
   file = descriptor(sys().memfd_create("mapout part", MFD_CLOEXEC));
-  return file ? failure{} : errno_failure("memfd_create");
+  return file ? error_cause{} : errno_failure("memfd_create");
 }
 
 file_system_kind file_system_of(int fd) noexcept {

@@ -34,11 +34,11 @@ std::string path_text(const std::filesystem::path& path);
 // reserved, so that a full disk fails here and not at a store into a hole. ENOTSUP where the file
 // cannot reserve: a plain resize is the best there is then. Safe in the SIGBUS handler, errno
 // changed.
-failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept;
+error_cause reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept;
 
 // A new temporary without a name in `directory`, open for reading and writing, with `mode` less
 // the umask. ENOTSUP where the file system or the system makes none: a named one is needed.
-failure create_unnamed_temporary(int directory, mode_t mode, descriptor& temporary) noexcept;
+error_cause create_unnamed_temporary(int directory, mode_t mode, descriptor& temporary) noexcept;
 
 // Gives the unnamed temporary `temporary` the name `name` in `directory`; false with errno set
 // (EEXIST when the name is taken).
@@ -57,7 +57,7 @@ bool same_version(const struct stat& now, const struct stat& then) noexcept;
 bool name_of_open_file(int fd, char* path, std::size_t size) noexcept;
 
 // A new file in memory, open for reading and writing, with no name in any directory.
-failure create_memory_file(descriptor& file) noexcept;
+error_cause create_memory_file(descriptor& file) noexcept;
 
 // ---- file systems ----
 
@@ -91,7 +91,7 @@ std::uint64_t free_address_space() noexcept;
 // calls only: it may interrupt anything.
 using fault_server = bool (*)(std::uintptr_t address) noexcept;
 // Sends those faults to `serve` from now on, in the whole process; the first call decides.
-failure catch_mapping_faults(fault_server serve) noexcept;
+error_cause catch_mapping_faults(fault_server serve) noexcept;
 // Whether the system reports such a fault with this code (a signal's si_code), rather than some
 // other fault or a signal sent by a process.
 bool is_mapping_fault(int code) noexcept;

@@ -46,7 +46,7 @@ void add_system_calls(system_calls& calls) noexcept {
 #endif
 }
 
-failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
+error_cause reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
   if (sys().posix_fallocate == nullptr) return {ENOTSUP, "posix_fallocate"};
   int error = 0;
   do {
@@ -60,7 +60,7 @@ failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
 }
 
 // POSIX makes no file without a name: the shared code makes a named temporary.
-failure create_unnamed_temporary(int, mode_t, descriptor& temporary) noexcept {
+error_cause create_unnamed_temporary(int, mode_t, descriptor& temporary) noexcept {
   temporary = descriptor();
   return {ENOTSUP, "open temporary"};
 }
@@ -85,7 +85,7 @@ bool name_of_open_file(int, char*, std::size_t) noexcept {
 }
 
 // An unlinked temporary file: POSIX's shm_open objects take no write(2) on macOS.
-failure create_memory_file(descriptor& file) noexcept {
+error_cause create_memory_file(descriptor& file) noexcept {
   char path[4096];
   for (;;) {
     if (!memory_file_name(path, sizeof path)) return {ENAMETOOLONG, "open temporary"};
@@ -95,7 +95,7 @@ failure create_memory_file(descriptor& file) noexcept {
     if (errno != EEXIST) return errno_failure("open temporary");
   }
   if (sys().unlinkat(AT_FDCWD, path, 0) == 0) return {};
-  const failure why = errno_failure("unlink temporary");
+  const error_cause why = errno_failure("unlink temporary");
   file = descriptor();
   return why;
 }

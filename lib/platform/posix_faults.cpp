@@ -58,9 +58,9 @@ int install_handler(fault_server serve) noexcept {
 
 }  // namespace
 
-failure catch_mapping_faults(fault_server serve) noexcept {
+error_cause catch_mapping_faults(fault_server serve) noexcept {
   static const int install_error = install_handler(serve);
-  return install_error != 0 ? failure{install_error, "sigaction"} : failure{};
+  return install_error != 0 ? error_cause{install_error, "sigaction"} : error_cause{};
 }
 
 bool mapping_faults_blocked() noexcept {

@@ -97,14 +97,14 @@ std::string path_text(const std::filesystem::path& path) {
   return std::string(text.begin(), text.end());
 }
 
-failure reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
+error_cause reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
   return retry_on_eintr(sys().fallocate, fd, 0, static_cast<off_t>(offset),
                         static_cast<off_t>(length)) == 0
-             ? failure{}
+             ? error_cause{}
              : errno_failure("reserve");
 }
 
-failure create_unnamed_temporary(int, mode_t, descriptor&) noexcept {
+error_cause create_unnamed_temporary(int, mode_t, descriptor&) noexcept {
   return {ENOTSUP, "open temporary"};
 }
 
@@ -138,7 +138,7 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
 
 // Windows has no file in memory alone: a temporary file, deleted with its last handle, which the
 // system keeps in memory while it can.
-failure create_memory_file(descriptor& file) noexcept {
+error_cause create_memory_file(descriptor& file) noexcept {
   wchar_t directory[MAX_PATH];
   wchar_t name[MAX_PATH];
   const DWORD length = GetTempPathW(MAX_PATH, directory);
@@ -153,7 +153,7 @@ failure create_memory_file(descriptor& file) noexcept {
     errno = ENOMEM;
   }
   if (file) return {};
-  const failure why = errno_failure("create memory file");
+  const error_cause why = errno_failure("create memory file");
   DeleteFileW(name);
   return why;
 }
@@ -180,12 +180,12 @@ std::uint64_t free_address_space() noexcept {
   return GlobalMemoryStatusEx(&status) ? status.ullAvailVirtual : ~std::uint64_t{0};
 }
 
-failure catch_mapping_faults(fault_server serve) noexcept {
+error_cause catch_mapping_faults(fault_server serve) noexcept {
   static const bool installed = [serve] {
     server = serve;
     return AddVectoredExceptionHandler(1, on_exception) != nullptr;
   }();
-  return installed ? failure{} : failure{ENOMEM, "AddVectoredExceptionHandler"};
+  return installed ? error_cause{} : error_cause{ENOMEM, "AddVectoredExceptionHandler"};
 }
 
 bool is_mapping_fault(int code) noexcept {
