@@ -22,7 +22,10 @@ headers=(include/mapout/*.h include/mapout/*.hpp include/mapout/detail/*.hpp)
 cxx_flags=(-fsyntax-only -Iinclude "$(pkg-config --cflags-only-I fmt 2>/dev/null || true)")
 mingw=(clang++ --target=x86_64-w64-mingw32)
 mingw_target=yes
-if ! echo '#include "mapout/export.h"' | "${mingw[@]}" -fsyntax-only -Iinclude -x c++ - 2>/dev/null
+if ! echo '#include <cstddef>' | "${mingw[@]}" -fsyntax-only -x c++ - 2>/dev/null; then
+  # Debian's clang targets mingw-w64 without its C++ library; ./build.sh windows builds with g++.
+  mingw_target="no: clang finds no C++ library for mingw-w64 here"
+elif ! echo '#include "mapout/export.h"' | "${mingw[@]}" -fsyntax-only -Iinclude -x c++ - 2>/dev/null
 then
   mingw_target="no: export.h refuses it"
 fi
