@@ -86,23 +86,49 @@ class MAPOUT_API cursor {
     return *this;
   }
 
-  cursor& operator<<(char c) { return put(c); }
-  cursor& operator<<(signed char c) { return put(static_cast<char>(c)); }
-  cursor& operator<<(unsigned char c) { return put(static_cast<char>(c)); }
+  cursor& operator<<(char c) {
+    return put(c);
+  }
+  cursor& operator<<(signed char c) {
+    return put(static_cast<char>(c));
+  }
+  cursor& operator<<(unsigned char c) {
+    return put(static_cast<char>(c));
+  }
   // A null pointer writes nothing.
   cursor& operator<<(const char* text) {
     return text == nullptr ? *this : write(text, std::char_traits<char>::length(text));
   }
-  cursor& operator<<(std::string_view text) { return write(text.data(), text.size()); }
-  cursor& operator<<(const std::string& text) { return write(text.data(), text.size()); }
-  cursor& operator<<(short value) { return insert_integer(value); }
-  cursor& operator<<(unsigned short value) { return insert_integer(value); }
-  cursor& operator<<(int value) { return insert_integer(value); }
-  cursor& operator<<(unsigned int value) { return insert_integer(value); }
-  cursor& operator<<(long value) { return insert_integer(value); }
-  cursor& operator<<(unsigned long value) { return insert_integer(value); }
-  cursor& operator<<(long long value) { return insert_integer(value); }
-  cursor& operator<<(unsigned long long value) { return insert_integer(value); }
+  cursor& operator<<(std::string_view text) {
+    return write(text.data(), text.size());
+  }
+  cursor& operator<<(const std::string& text) {
+    return write(text.data(), text.size());
+  }
+  cursor& operator<<(short value) {
+    return insert_integer(value);
+  }
+  cursor& operator<<(unsigned short value) {
+    return insert_integer(value);
+  }
+  cursor& operator<<(int value) {
+    return insert_integer(value);
+  }
+  cursor& operator<<(unsigned int value) {
+    return insert_integer(value);
+  }
+  cursor& operator<<(long value) {
+    return insert_integer(value);
+  }
+  cursor& operator<<(unsigned long value) {
+    return insert_integer(value);
+  }
+  cursor& operator<<(long long value) {
+    return insert_integer(value);
+  }
+  cursor& operator<<(unsigned long long value) {
+    return insert_integer(value);
+  }
 
  private:
   friend struct detail::print_window;

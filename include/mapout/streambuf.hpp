@@ -143,22 +143,29 @@ class MAPOUT_API streambuf : public std::streambuf {
 #if defined(__GNUC__)
   [[gnu::noinline]]
 #endif
-  std::streamsize write_through(const char* data, std::size_t size);
+  std::streamsize
+  write_through(const char* data, std::size_t size);
 
   // The put area as output_file's window (the cursor at pptr), and back: every call into the file
   // takes the one and hands back the window and seekable_ together.
-  window put_area() const noexcept { return {pptr(), epptr(), seekable_.end}; }
+  window put_area() const noexcept {
+    return {pptr(), epptr(), seekable_.end};
+  }
   void set_put_area(const window& view, const seek_range& range) noexcept {
     setp(view.begin, view.end);
     seekable_ = range;
   }
   // After an open, or a cursor handing the window back: no call handed out where to seek.
-  void set_put_area(const window& view) noexcept { set_put_area(view, file_.seekable()); }
+  void set_put_area(const window& view) noexcept {
+    set_put_area(view, file_.seekable());
+  }
 
   // After a failed write or flush nothing more reaches the file (output_file's errors are sticky):
   // an empty put area makes the next store call back and fail, where a buffer with room would
   // take bytes that are then dropped.
-  void refuse_stores() noexcept { setp(pptr(), pptr()); }
+  void refuse_stores() noexcept {
+    setp(pptr(), pptr());
+  }
 
   output_file file_;
   seek_range seekable_;
