@@ -110,6 +110,20 @@ build() {
   quietly ninja -C "$dir"
 }
 
+# excluded_tests FILE: the GoogleTest patterns FILE names, one a line before its reason, joined as a
+# negative filter; a pattern GoogleTest would not read as written (a stray comma or carriage
+# return) stops the run rather than leaving a test in.
+excluded_tests() {
+  local patterns bad
+  patterns=$(grep -v '^#' "$1" | awk 'NF && $1 !~ /\.cpp$/ {print $1}')
+  bad=$(printf '%s\n' "$patterns" | grep -v '^[A-Za-z0-9_./*]*$' || true)
+  if [ -n "$bad" ]; then
+    echo "$1: not a test pattern: $(printf '%s' "$bad" | cat -A | head -n 3)" >&2
+    exit 1
+  fi
+  printf '%s\n' "$patterns" | paste -sd:
+}
+
 # run_tests DIR: each test suite with its result on one line, then one summary line counted from
 # the GoogleTest reports.
 run_tests() {
@@ -180,8 +194,8 @@ case "$mode" in
     echo "build-posix/: none of Linux's calls, paths or constants (test/posix_leak_check.sh)"
     quietly test/header_compilers.sh
     echo "public headers: each alone with clang, C++17, C++20, C11, C99; none GNU-only unguarded"
-    GTEST_FILTER="-$(sed -n 's/^\([A-Za-z][^ ]*\) .*/\1/p' test/posix_excluded.txt | paste -sd:)" \
-      run_tests build-posix
+    excluded=$(excluded_tests test/posix_excluded.txt)
+    GTEST_FILTER="-$excluded" run_tests build-posix
     ;;
   windows)
     # Wine's own prefix, made once and quietly: its first start takes seconds and prints much.
@@ -220,8 +234,7 @@ case "$mode" in
       echo "not root: the full-disk tests skip, for want of a small file system mounted"
     fi
     # The tests test/windows_excluded.txt names by pattern, as GoogleTest's negative filter.
-    excluded=$(grep -v '^#' test/windows_excluded.txt | awk 'NF && $1 !~ /\.cpp$/ {print $1}' |
-      paste -sd:)
+    excluded=$(excluded_tests test/windows_excluded.txt)
     echo "leaving out $(grep -v '^#' test/windows_excluded.txt | awk 'NF' | grep -vc '\.cpp ')" \
       "tests and $(grep -c '^[a-z_]*\.cpp ' test/windows_excluded.txt) source files" \
       "(test/windows_excluded.txt says why)"

@@ -7,7 +7,7 @@ namespace mapout::detail {
 
 std::string error_context(const char* operation, const std::filesystem::path& path,
                           const char* detail) {
-  std::string text = "mapout: " + std::string(operation) + " '" + platform::path_text(path) + "'";
+  std::string text = "mapout: " + std::string(operation) + " '" + platform::path_shown(path) + "'";
   if (detail != nullptr) text += std::string(": ") + detail;
   return text;
 }

@@ -62,6 +62,9 @@ char* format(char* first, char* last, T value, fmtflags flags, std::streamsize p
   const int digits = precision < 0 ? 6 : static_cast<int>(precision);
   const fmtflags field = flags & std::ios_base::floatfield;
   const bool point = (flags & std::ios_base::showpoint) != 0;
+  // A NaN's sign is the C library's to write or leave out, as its printf does (mingw-w64's
+  // leaves it out): the standard facet writes it.
+  if (value != value) return nullptr;
   const bool finite = value - value == 0;
   char* const begin = first + 1;
   char* const end_of_room = last - (added - 1);

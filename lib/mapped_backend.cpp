@@ -12,6 +12,7 @@
 
 #include "extent.hpp"
 #include "pages.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -284,6 +285,9 @@ error_cause mapped_backend::publish(char* put) noexcept {
   follow_cursor(put);
   stop_running_free_if_joined();
   if (error_cause why = record_guard_failure()) return why;
+  if (!platform::cuts_under_mapped_views()) {
+    if (error_cause why = unmap()) return why;
+  }
   if (error_cause why = cut(high_water_, true, false)) return why;
   set_window(cursor_);
   return {};

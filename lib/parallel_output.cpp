@@ -271,7 +271,7 @@ class parallel_output::impl {
     const std::size_t at = message.find(named);
     if (at == std::string::npos) return {code, message};
     std::string part = "'";
-    part += detail::platform::path_text(path_);
+    part += detail::platform::path_shown(path_);
     part += "' part ";
     part += std::to_string(k);
     return {code, message.replace(at, named.size(), part)};

@@ -163,7 +163,8 @@ class MAPOUT_API ostream final : public std::ostream {
 
   // Floating point in the default floatfield without showpoint, showpos or uppercase is printf's
   // %.*g, which std::to_chars writes straight into the window; every other combination goes
-  // through std::ostream to mapout::num_put, which knows the rest.
+  // through std::ostream to mapout::num_put, which knows the rest. So does a NaN, whose sign
+  // only some C libraries' printf writes.
   ostream& operator<<(double value) { return insert_floating(value); }
   ostream& operator<<(float value) { return insert_floating(static_cast<double>(value)); }
   ostream& operator<<(long double value) { return insert_floating(value); }
@@ -257,7 +258,7 @@ class MAPOUT_API ostream final : public std::ostream {
     char* const put = buf_.pptr();
     if (sentry_is_noop(floatfield | showpoint | showpos | uppercase, width(), !classic_locale_) &&
         static_cast<std::make_unsigned_t<std::streamsize>>(digits) <= most_digits &&
-        buf_.epptr() - put > digits + longest_beyond_digits) {
+        buf_.epptr() - put > digits + longest_beyond_digits && value == value) {
       const std::to_chars_result text = std::to_chars(
           put, buf_.epptr(), value, std::chars_format::general, static_cast<int>(digits));
       buf_.pbump(static_cast<int>(text.ptr - put));

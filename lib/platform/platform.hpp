@@ -26,9 +26,11 @@ void add_system_calls(system_calls& calls) noexcept;
 
 // ---- files ----
 
-// `path` as the table's calls take it and messages show it: its own bytes on POSIX, UTF-8 with
-// '/' between names on Windows.
+// `path` as the table's calls take it: its own bytes on POSIX, UTF-8 with '/' between names on
+// Windows.
 std::string path_text(const std::filesystem::path& path);
+// `path` as messages show it: as the caller spelled it, in UTF-8 on Windows.
+std::string path_shown(const std::filesystem::path& path);
 
 // Grows the file to at least `offset + length` with the blocks of [offset, offset + length)
 // reserved, so that a full disk fails here and not at a store into a hole. ENOTSUP where the file
@@ -78,6 +80,10 @@ file_system_kind file_system_of(int fd) noexcept;
 // would; false with errno set where the pages cannot be had or the system populates nothing
 // ahead (the stores then fault them in one at a time).
 bool populate_for_writing(void* begin, std::size_t length) noexcept;
+
+// Whether a file can be cut while a view of it is mapped; where not (Windows), the writer unmaps
+// its view before a cut and maps again after.
+bool cuts_under_mapped_views() noexcept;
 
 // How many more bytes the process may map, as far as the system tells; the largest value when
 // it tells nothing.

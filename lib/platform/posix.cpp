@@ -48,6 +48,14 @@ std::string path_text(const std::filesystem::path& path) {
   return path.native();
 }
 
+std::string path_shown(const std::filesystem::path& path) {
+  return path.native();
+}
+
+bool cuts_under_mapped_views() noexcept {
+  return true;
+}
+
 namespace {
 
 struct file_times {

@@ -97,6 +97,16 @@ std::string path_text(const std::filesystem::path& path) {
   return std::string(text.begin(), text.end());
 }
 
+// A file's size cannot go below a section that maps it ("File has a user-mapped section").
+bool cuts_under_mapped_views() noexcept {
+  return false;
+}
+
+std::string path_shown(const std::filesystem::path& path) {
+  const auto text = path.u8string();
+  return std::string(text.begin(), text.end());
+}
+
 error_cause reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
   return retry_on_eintr(sys().fallocate, fd, 0, static_cast<off_t>(offset),
                         static_cast<off_t>(length)) == 0
