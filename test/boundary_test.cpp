@@ -88,7 +88,9 @@ TEST(Boundary, WindowEndsAtTheFirstExtentThenAtTheReservation) {
   ASSERT_FALSE(small.open(dir / "small", std::ios::out, mapped(2 * page)));
   view = small.current();
   ASSERT_FALSE(small.make_room(view, 1));
-  EXPECT_EQ(static_cast<std::size_t>(view.end - view.begin), 2 * page);
+  // Where a page is as large as the first extent (Windows' 64 KiB), the extent ends it first.
+  EXPECT_EQ(static_cast<std::uint64_t>(view.end - view.begin),
+            std::min<std::uint64_t>(2 * page, first_extent));
   ASSERT_FALSE(small.close(view));
 }
 

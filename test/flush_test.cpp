@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -120,6 +121,18 @@ std::string seen_by_a_reader(const std::filesystem::path& path) {
 }
 
 // The last `count` bytes as `tail -c` prints them.
+#ifdef _WIN32
+// No tail(1) to run here: the last bytes as a reader's own handle of the file finds them.
+std::string tail_of(const std::filesystem::path& path, std::size_t count) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in.tellg();
+  if (!in || size < static_cast<std::streamoff>(count)) return "short file";
+  in.seekg(size - static_cast<std::streamoff>(count));
+  std::string bytes(count, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(count));
+  return in ? bytes : "read failed";
+}
+#else
 std::string tail_of(const std::filesystem::path& path, std::size_t count) {
   const std::string command = "tail -c " + std::to_string(count) + " '" + path.string() + "'";
   FILE* const tail = ::popen(command.c_str(), "r");
@@ -129,6 +142,7 @@ std::string tail_of(const std::filesystem::path& path, std::size_t count) {
   while (const std::size_t got = std::fread(chunk, 1, sizeof chunk, tail)) bytes.append(chunk, got);
   return ::pclose(tail) == 0 ? bytes : "tail failed";
 }
+#endif
 
 mapout::options publishing(mapout::options opts) {
   opts.flush_publishes = true;
