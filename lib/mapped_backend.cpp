@@ -140,6 +140,12 @@ error_cause mapped_backend::move_mapping(std::uint64_t position) noexcept {
   if (error_cause why = unmap()) return why;
   if (maps_whole && map_at(0, std::max(static_cast<std::size_t>(whole), mapping_size_))) return {};
   if (map_at(page_floor(position), mapping_size_)) return {};
+  // Where a view reserves the file's blocks to its end (Windows), a nearly full disk still takes
+  // a shorter one, and the full disk shows when no page fits.
+  for (std::size_t length = mapping_size_ / 2; errno == ENOSPC && length >= page_size();
+       length /= 2) {
+    if (map_at(page_floor(position), static_cast<std::size_t>(page_ceiling(length)))) return {};
+  }
   return file_.fail("mmap");
 }
 
