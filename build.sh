@@ -203,7 +203,7 @@ case "$mode" in
     if [ "${2:-}" = perf ]; then
       configure build-windows-perf --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
         -Dperf=enabled -Dtests=disabled -Dexamples=disabled
-      quietly ninja -C build-windows-perf perf/compare
+      quietly ninja -C build-windows-perf perf/compare.exe
     else
       # Not the examples: they show glibc's unlocked stdio beside mapout.
       configure build-windows --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
