@@ -176,7 +176,10 @@ file_system_kind file_system_of(int fd) noexcept {
   if (length == 0 || length >= MAX_PATH) return file_system_kind::unknown;
   wchar_t volume[MAX_PATH];
   if (!GetVolumePathNameW(path, volume, MAX_PATH)) return file_system_kind::unknown;
-  return GetDriveTypeW(volume) == DRIVE_REMOTE ? file_system_kind::remote : file_system_kind::local;
+  // A local volume's kind is not one measured on Linux; under Wine the buffer won the streaming
+  // rows by 4x over the views (docs/decisions.md, "automatic on Windows").
+  return GetDriveTypeW(volume) == DRIVE_REMOTE ? file_system_kind::remote
+                                               : file_system_kind::unnamed;
 }
 
 bool populate_for_writing(void*, std::size_t) noexcept {
