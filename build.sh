@@ -217,7 +217,9 @@ case "$mode" in
     fi
     if [ "${2:-}" = perf ]; then
       mkdir -p build-windows-perf/perf
-      wine build-windows-perf/perf/compare.exe --out build-windows-perf/perf "${@:3}"
+      # Wine reaches Linux's tmpfs through its Z: drive.
+      wine build-windows-perf/perf/compare.exe --out build-windows-perf/perf --tmpfs-dir Z:/dev/shm \
+        "${@:3}"
       exit 0
     fi
     # Small file systems for the full-disk tests, which cannot mount from inside Wine: they reach
