@@ -207,7 +207,9 @@ istreambuf::pos_type istreambuf::seekoff(off_type offset, std::ios_base::seekdir
   }
   // Where the bytes come from the descriptor, it says where a seek lands, as for std::filebuf: a
   // device such as /dev/zero stays at 0, and a file system refuses offsets past its largest file.
-  const off_t landed = detail::sys().lseek(fd, target, SEEK_SET);
+  // A device may answer with the offset and stay where it was (NUL): where it is, is asked again.
+  off_t landed = detail::sys().lseek(fd, target, SEEK_SET);
+  if (landed >= 0) landed = detail::sys().lseek(fd, 0, SEEK_CUR);
   if (landed < 0) return failed;
   descriptor_offset_ = landed;
   if (!buffered_ || landed != position()) set_position(landed);

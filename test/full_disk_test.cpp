@@ -71,7 +71,7 @@ void expect_full_disk_reported(const std::string& name, const mapout::options& o
     const std::string message = out.rdbuf()->error_message();
     EXPECT_EQ(out.rdbuf()->error(), std::errc::no_space_on_device) << message;
     EXPECT_EQ(message.rfind("mapout: ", 0), 0u) << message;
-    // mapout names a path as the caller spelled it (on Windows too, backslashes and all).
+    // mapout names the path as the caller spelled it.
     EXPECT_NE(message.find("'" + path.string() + "'"), std::string::npos) << message;
   }
   const std::string kept = read_file(path);

@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <istream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace mapout::test {
 
@@ -24,6 +27,22 @@ inline std::string random_text(std::size_t size, unsigned seed) {
   }
   return text;
 }
+
+// std::ifstream as the oracle, its buffer longer than any read() of step(): libstdc++'s
+// basic_filebuf makes a longer read around its buffer and keeps the old get area, so that an
+// unget() after it gives back a byte of that area, not the file's. mingw-w64's BUFSIZ of 512 makes
+// nearly every read of step() such a read on Windows.
+class oracle_ifstream : public std::ifstream {
+ public:
+  oracle_ifstream(const std::filesystem::path& path, std::ios_base::openmode mode)
+      : buffer_(2 * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) + 4) {
+    rdbuf()->pubsetbuf(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    open(path, mode);
+  }
+
+ private:
+  std::vector<char> buffer_;
+};
 
 // One step of a random sequence, applied alike to both streams; what it returns is compared.
 inline std::string step(std::istream& in, unsigned op, std::mt19937& random, std::int64_t size) {

@@ -72,6 +72,14 @@ int stat_of_path(const std::wstring& path, struct stat* st) noexcept {
   const owned_handle file(CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES, share_all, nullptr,
                                       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr));
   if (!file) return fail_from_last_error();
+  // A device (NUL, COM1, "aux.txt") or a pipe has no file information: its kind, as _fstat says.
+  const DWORD type = GetFileType(file.get());
+  if (type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE) {
+    *st = {};
+    st->st_mode =
+        static_cast<decltype(st->st_mode)>((type == FILE_TYPE_CHAR ? S_IFCHR : S_IFIFO) | 0666);
+    return 0;
+  }
   return stat_of_handle(file.get(), st);
 }
 
@@ -96,6 +104,13 @@ bool path_at(int directory, const char* name, std::wstring& path) noexcept {
         break;
       }
       path.resize(length);
+    }
+    // The "\\?\" form takes a name as it is; without it, where the path fits, Win32 reads the
+    // name as std::ofstream's open of the whole path does (trailing dots and spaces, devices).
+    const bool unc = path.rfind(L"\\\\?\\UNC\\", 0) == 0;
+    const std::size_t prefix = unc ? 6 : path.rfind(L"\\\\?\\", 0) == 0 ? 4 : 0;
+    if (prefix != 0 && path.size() - prefix + 1 + leaf.size() < MAX_PATH) {
+      path.erase(unc ? 2 : 0, prefix);
     }
     path += L'\\';
     path += leaf;
