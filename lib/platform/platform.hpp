@@ -61,6 +61,12 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept;
 // A new file in memory, open for reading and writing, with no name in any directory.
 error_cause create_memory_file(descriptor& file) noexcept;
 
+// ---- the C library, whose stdio and std::filebuf mapout answers as ----
+
+// Where "a" (app) starts: at the file's end, where glibc's fopen seeks, or where the open leaves
+// the offset (msvcrt's), which tellp reports until the first write.
+bool append_starts_at_end() noexcept;
+
 // ---- file systems ----
 
 // What the strategy needs to know of the file system a file is on.

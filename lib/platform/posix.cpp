@@ -52,6 +52,11 @@ std::string path_shown(const std::filesystem::path& path) {
   return path.native();
 }
 
+// glibc's and the BSDs' fopen("a") seek to the end as they open.
+bool append_starts_at_end() noexcept {
+  return true;
+}
+
 bool cuts_under_mapped_views() noexcept {
   return true;
 }

@@ -102,6 +102,11 @@ bool cuts_under_mapped_views() noexcept {
   return false;
 }
 
+// msvcrt's fopen("a") leaves the offset at 0 and seeks to the end at each write.
+bool append_starts_at_end() noexcept {
+  return false;
+}
+
 std::string path_shown(const std::filesystem::path& path) {
   const auto text = path.u8string();
   return std::string(text.begin(), text.end());
