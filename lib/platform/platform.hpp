@@ -67,6 +67,16 @@ error_cause create_memory_file(descriptor& file) noexcept;
 // the offset (msvcrt's), which tellp reports until the first write.
 bool append_starts_at_end() noexcept;
 
+// How the C library's printf writes what mapout_printf writes itself, where not as glibc's does.
+struct printf_dialect {
+  bool space_before_unsigned = false;       // "% u" puts a space where a sign would go
+  bool empty_alternate_octal_zero = false;  // "%#.0o" of 0 writes nothing, not "0"
+  // q, Z, L before an integer conversion and the I flag mean what they mean to glibc; where not,
+  // a specification with one goes to the library with the rest of the format.
+  bool glibc_lengths = true;
+};
+printf_dialect c_printf_dialect() noexcept;
+
 // ---- file systems ----
 
 // What the strategy needs to know of the file system a file is on.

@@ -57,6 +57,11 @@ bool append_starts_at_end() noexcept {
   return true;
 }
 
+// glibc's, which mapout_printf writes.
+printf_dialect c_printf_dialect() noexcept {
+  return {};
+}
+
 bool cuts_under_mapped_views() noexcept {
   return true;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cwchar>
 #include <string>
 
@@ -105,6 +106,16 @@ bool cuts_under_mapped_views() noexcept {
 // msvcrt's fopen("a") leaves the offset at 0 and seeks to the end at each write.
 bool append_starts_at_end() noexcept {
   return false;
+}
+
+// mingw-w64's own printf, which every C++ file calls (libstdc++ sets __USE_MINGW_ANSI_STDIO).
+printf_dialect c_printf_dialect() noexcept {
+  static_assert(__USE_MINGW_ANSI_STDIO, "the snprintf lib/ hands conversions to is mingw-w64's");
+  printf_dialect dialect;
+  dialect.space_before_unsigned = true;
+  dialect.empty_alternate_octal_zero = true;
+  dialect.glibc_lengths = false;
+  return dialect;
 }
 
 std::string path_shown(const std::filesystem::path& path) {
