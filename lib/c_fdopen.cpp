@@ -6,6 +6,7 @@
 #include <new>
 
 #include "c_handle.hpp"
+#include "platform/platform.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -17,19 +18,14 @@ struct descriptor_request {
   bool append = false;  // 'a': O_APPEND is set on it
 };
 
-// The mode as glibc's fdopen reads it: 'w' or 'a', then up to four letters of which only '+'
-// counts ("x", "b", "e", "m" and others are ignored: the descriptor is open already), or "r+".
-// False for another first letter, and for "r": mapout only writes.
+// The mode as the C library's fdopen reads it (platform.hpp), false where that fails, and for
+// "r": mapout only writes.
 bool parse_descriptor_mode(const char* mode, descriptor_request& request) noexcept {
-  if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
-  for (int at = 1; at < 5 && mode[at] != '\0'; ++at) {
-    if (mode[at] == '+') {
-      request.update = true;
-      break;
-    }
-  }
-  request.append = mode[0] == 'a';
-  return mode[0] != 'r' || request.update;
+  platform::open_mode_letters letters;
+  if (!platform::read_open_mode(mode, true, letters) || !letters.bytes) return false;
+  request.update = letters.update;
+  request.append = letters.access == 'a';
+  return letters.access != 'r' || request.update;
 }
 
 // fdopen's checks and changes: the mode must fit the descriptor's access ("+" needs O_RDWR, a

@@ -182,11 +182,23 @@ TEST(CApi, ModeStringsGlibcAcceptsWriteWhatFopenWrites) {
       write_file(theirs, "old bytes");
       write_file(ours, "old bytes");
     }
+    errno = 0;
     std::FILE* expected = std::fopen(theirs.c_str(), mode);
-    ASSERT_NE(expected, nullptr);
+    const int their_errno = errno;
+    errno = 0;
+    mapout_file* out = mapout_open(ours.c_str(), mode, nullptr);
+    if (expected == nullptr) {
+      // msvcrt's fopen reads what follows a ',' as ",ccs=": mapout refuses what it refuses.
+#ifndef _WIN32
+      ADD_FAILURE() << "glibc's fopen opens each of these";
+#endif
+      EXPECT_EQ(out, nullptr);
+      EXPECT_EQ(errno, their_errno);
+      if (out != nullptr) mapout_close(out);
+      continue;
+    }
     ASSERT_GE(std::fputs("new", expected), 0);
     std::fclose(expected);
-    mapout_file* out = mapout_open(ours.c_str(), mode, nullptr);
     ASSERT_NE(out, nullptr) << std::strerror(errno);
     ASSERT_EQ(mapout_puts("new", out), 0);
     ASSERT_EQ(mapout_close(out), 0);

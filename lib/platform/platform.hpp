@@ -67,6 +67,17 @@ error_cause create_memory_file(descriptor& file) noexcept;
 // the offset (msvcrt's), which tellp reports until the first write.
 bool append_starts_at_end() noexcept;
 
+// What an fopen or fdopen mode string asks, as the C library reads it.
+struct open_mode_letters {
+  char access = '\0';      // 'r', 'w' or 'a'
+  bool update = false;     // '+': reading and writing
+  bool exclusive = false;  // 'x': the file must not exist
+  bool bytes = true;       // no ",ccs=", or one naming UTF-8, whose text is the bytes as written
+};
+// Reads `mode` as the C library's fopen, or with `descriptor` its fdopen, reads it: false where
+// that fails with EINVAL.
+bool read_open_mode(const char* mode, bool descriptor, open_mode_letters& letters) noexcept;
+
 // How the C library's printf writes what mapout_printf writes itself, where not as glibc's does.
 struct printf_dialect {
   bool space_before_unsigned = false;       // "% u" puts a space where a sign would go
