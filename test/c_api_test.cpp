@@ -310,22 +310,38 @@ TEST(CApi, ExclusiveModeRefusesAnExistingFileAndLeavesIt) {
   EXPECT_EQ(read_file(dir / "fresh"), "new");
 }
 
-// The open entry of the system-call table for the test below: another process puts its own file
-// in place just after mapout created the path.
-int create_then_replace(const char* path, int flags, mode_t mode) {
+// The open and close entries of the system-call table for the test below: another process puts
+// its own file in place just after mapout created the path and closed what it created (Windows
+// renames over no open file).
+std::string created_path;
+int created_descriptor = -1;
+
+int note_created(const char* path, int flags, mode_t mode) {
   const int fd = mapout::detail::real_system_calls().open(path, flags, mode);
   if (fd >= 0 && (flags & O_EXCL) != 0) {
-    const std::string theirs = std::string(path) + ".theirs";
-    write_file(theirs, "theirs");
-    std::rename(theirs.c_str(), path);
+    created_path = path;
+    created_descriptor = fd;
   }
   return fd;
+}
+
+int close_then_replace(int fd) {
+  const int closed = mapout::detail::real_system_calls().close(fd);
+  if (fd == created_descriptor) {
+    created_descriptor = -1;
+    const std::string theirs = created_path + ".theirs";
+    write_file(theirs, "theirs");
+    // Over the existing name, as rename(2) does: Windows' std::rename refuses to.
+    std::filesystem::rename(theirs, created_path);
+  }
+  return closed;
 }
 
 TEST(CApi, ExclusiveModeFailsAndLeavesTheFileWhenItIsReplacedBeforeTheReopen) {
   temp_dir dir;
   const std::string path = (dir / "raced").string();
-  mapout::detail::sys().open = create_then_replace;
+  mapout::detail::sys().open = note_created;
+  mapout::detail::sys().close = close_then_replace;
   errno = 0;
   mapout_file* out = mapout_open(path.c_str(), "wx", nullptr);
   const int open_errno = errno;
