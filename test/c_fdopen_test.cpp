@@ -29,6 +29,13 @@ mapout_options with_strategy(int strategy) {
   return opts;
 }
 
+// What the test's own open adds to write its bytes as given: Windows' C runtime opens text.
+#ifdef _WIN32
+constexpr int as_bytes = O_BINARY;
+#else
+constexpr int as_bytes = 0;
+#endif
+
 bool is_open(int fd) {
 #ifdef _WIN32
   return ::_get_osfhandle(fd) != -1;
@@ -177,12 +184,13 @@ TEST(CFdopen, AppendSetsOAppendAsGlibcDoes) {
 TEST(CFdopen, AppendingDescriptorAppendsInModeW) {
   temp_dir dir;
   write_file(dir / "log", "first\n");
-  const int fd = ::open((dir / "log").string().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  const int fd = ::open((dir / "log").string().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | as_bytes);
   mapout_file* out = mapout_fdopen(fd, "w", nullptr);
   ASSERT_NE(out, nullptr);
   mapout_puts("second\n", out);
   ASSERT_EQ(mapout_flush(out), 0);
-  const int other = ::open((dir / "log").string().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  const int other =
+      ::open((dir / "log").string().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | as_bytes);
   ASSERT_EQ(::write(other, "other\n", 6), 6);
   ::close(other);
   mapout_puts("third\n", out);

@@ -67,6 +67,10 @@ error_cause create_memory_file(descriptor& file) noexcept;
 // the offset (msvcrt's), which tellp reports until the first write.
 bool append_starts_at_end() noexcept;
 
+// Whether a descriptor's status flags (F_GETFL) show O_APPEND: Windows' C runtime appends by
+// itself, seeking to the end before each write, and keeps the flag to itself.
+bool descriptors_show_append() noexcept;
+
 // What an fopen or fdopen mode string asks, as the C library reads it.
 struct open_mode_letters {
   char access = '\0';      // 'r', 'w' or 'a'

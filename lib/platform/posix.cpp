@@ -54,6 +54,10 @@ std::string path_shown(const std::filesystem::path& path) {
   return path.native();
 }
 
+bool descriptors_show_append() noexcept {
+  return true;
+}
+
 // glibc's and the BSDs' fopen("a") seek to the end as they open.
 bool append_starts_at_end() noexcept {
   return true;
