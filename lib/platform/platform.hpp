@@ -71,6 +71,10 @@ bool append_starts_at_end() noexcept;
 // itself, seeking to the end before each write, and keeps the flag to itself.
 bool descriptors_show_append() noexcept;
 
+// Whether fdopen fits the descriptor to the mode, as glibc's does ("+" needs one open for reading
+// too, "a" sets O_APPEND and moves to the end); msvcrt's takes the descriptor as it is.
+bool fdopen_fits_descriptor() noexcept;
+
 // What an fopen or fdopen mode string asks, as the C library reads it.
 struct open_mode_letters {
   char access = '\0';      // 'r', 'w' or 'a'

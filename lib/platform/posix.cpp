@@ -54,6 +54,10 @@ std::string path_shown(const std::filesystem::path& path) {
   return path.native();
 }
 
+bool fdopen_fits_descriptor() noexcept {
+  return true;
+}
+
 bool descriptors_show_append() noexcept {
   return true;
 }

@@ -105,6 +105,12 @@ bool cuts_under_mapped_views() noexcept {
   return false;
 }
 
+// msvcrt's _fdopen checks neither access nor '+', and 'a' changes nothing: the descriptor
+// appends only if it was opened so.
+bool fdopen_fits_descriptor() noexcept {
+  return false;
+}
+
 // A descriptor _open made with O_APPEND has a handle that may write anywhere: the C runtime seeks
 // to the end before each _write.
 bool descriptors_show_append() noexcept {
