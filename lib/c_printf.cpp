@@ -224,13 +224,17 @@ enum class route {
 // The specification as written, which snprintf is given: longer ones go with the rest.
 constexpr std::size_t longest_delegated = 63;
 
-// How the C library's printf differs from glibc's, which this file writes.
-const platform::printf_dialect dialect = platform::c_printf_dialect();
+// How the C library's printf differs from glibc's, which this file writes; asked once, at the
+// first call, so that a call from another file's static initializer finds it.
+const platform::printf_dialect& dialect() noexcept {
+  static const platform::printf_dialect answer = platform::c_printf_dialect();
+  return answer;
+}
 
 // Whether the C library reads the length as glibc does: glibc's own letters are not every
 // library's ("%qd" and "%Zd" are text to mingw-w64, "%Ld" an int, and 'I' a length).
 bool length_is_glibcs(const spec& s) noexcept {
-  if (dialect.glibc_lengths) return true;
+  if (dialect().glibc_lengths) return true;
   const bool integer = s.conversion != 'e' && s.conversion != 'E' && s.conversion != 'f' &&
                        s.conversion != 'F' && s.conversion != 'g' && s.conversion != 'G' &&
                        s.conversion != 'a' && s.conversion != 'A';
@@ -390,7 +394,7 @@ void integer(printf_output& out, const spec& s, Unsigned magnitude, bool negativ
                           : 0;
   char* head = digits;
   if (s.conversion == 'o') {
-    const bool shows_zero = magnitude != 0 || !dialect.empty_alternate_octal_zero;
+    const bool shows_zero = magnitude != 0 || !dialect().empty_alternate_octal_zero;
     if (s.alternate && zeros == 0 && (digit_count == 0 || *digits != '0') && shows_zero) zeros = 1;
   } else if (s.conversion == 'x' || s.conversion == 'X') {
     if (s.alternate && magnitude != 0) {
@@ -398,7 +402,7 @@ void integer(printf_output& out, const spec& s, Unsigned magnitude, bool negativ
       *--head = '0';
     }
   } else if (s.conversion == 'u') {
-    if (s.space && dialect.space_before_unsigned) *--head = ' ';
+    if (s.space && dialect().space_before_unsigned) *--head = ' ';
   } else {
     if (negative) {
       *--head = '-';
