@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <new>
 #include <string>
 #include <system_error>
@@ -14,6 +13,7 @@
 #include "c_handle.hpp"
 #include "error_text.hpp"
 #include "mapout/output_file.hpp"
+#include "platform/platform.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -130,40 +130,17 @@ struct open_request {
   bool replace = false;    // atomic or write_if_changed: nothing is truncated before close
 };
 
-// ",ccs=" names the character set glibc's wide stream writes: mapout writes bytes, which are that
-// set's text only for UTF-8 (any spelling glibc takes: "utf8", "UTF-8"). glibc fails with EINVAL
-// for an empty or unknown set, after it created the file; mapout fails for every other set too,
-// before it creates anything, since it converts to none.
-bool character_set_is_bytes(const char* mode) noexcept {
-  const char* set = std::strstr(mode, ",ccs=");
-  if (set == nullptr) return true;
-  const char* const expected = "UTF8";
-  std::size_t matched = 0;
-  for (set += 5; *set != '\0' && *set != ','; ++set) {
-    if (*set == '-' || *set == '_') continue;
-    const char upper = *set >= 'a' && *set <= 'z' ? static_cast<char>(*set - 'a' + 'A') : *set;
-    if (matched == 4 || upper != expected[matched]) return false;
-    ++matched;
-  }
-  return matched == 4;
-}
-
-// fopen's mode string as glibc reads it: 'r', 'w' or 'a', then at most six letters, of which '+'
-// and 'x' count and the others are ignored ('b', 'm', 'c', 'e' and any letter glibc skips); ','
-// ends them. False for another first letter, for reading only ("r", or "rw" where glibc ignores
-// the 'w'): mapout only writes; and for a character set other than UTF-8.
+// The mode as the C library's fopen reads it (platform.hpp), false where that fails; and false
+// for reading only ("r", or glibc's "rw", which it reads as "r"): mapout only writes; and for a
+// character set other than UTF-8, which mapout would have to convert to.
 bool parse_mode(const char* mode, open_request& request) noexcept {
   using std::ios_base;
-  if (!character_set_is_bytes(mode)) return false;
-  if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
-  bool update = false;
-  for (int at = 1; at < 7 && mode[at] != '\0' && mode[at] != ','; ++at) {
-    if (mode[at] == '+') update = true;
-    // O_EXCL without O_CREAT, as "r+x" gives, is ignored by the kernel.
-    if (mode[at] == 'x' && mode[0] != 'r') request.exclusive = true;
-  }
-  const ios_base::openmode read = update ? ios_base::in : ios_base::openmode{};
-  switch (mode[0]) {
+  platform::open_mode_letters letters;
+  if (!platform::read_open_mode(mode, false, letters) || !letters.bytes) return false;
+  // O_EXCL without O_CREAT, as "r+x" gives, is ignored by the kernel.
+  request.exclusive = letters.exclusive && letters.access != 'r';
+  const ios_base::openmode read = letters.update ? ios_base::in : ios_base::openmode{};
+  switch (letters.access) {
     case 'w':
       request.mode = ios_base::out | ios_base::trunc | read;
       return true;
@@ -172,7 +149,7 @@ bool parse_mode(const char* mode, open_request& request) noexcept {
       return true;
     default:
       request.mode = ios_base::out | ios_base::in;
-      return update;
+      return letters.update;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "c_handle.hpp"
+#include "platform/platform.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -17,33 +18,30 @@ struct descriptor_request {
   bool append = false;  // 'a': O_APPEND is set on it
 };
 
-// The mode as glibc's fdopen reads it: 'w' or 'a', then up to four letters of which only '+'
-// counts ("x", "b", "e", "m" and others are ignored: the descriptor is open already), or "r+".
-// False for another first letter, and for "r": mapout only writes.
+// The mode as the C library's fdopen reads it (platform.hpp), false where that fails, and for
+// "r": mapout only writes.
 bool parse_descriptor_mode(const char* mode, descriptor_request& request) noexcept {
-  if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
-  for (int at = 1; at < 5 && mode[at] != '\0'; ++at) {
-    if (mode[at] == '+') {
-      request.update = true;
-      break;
-    }
-  }
-  request.append = mode[0] == 'a';
-  return mode[0] != 'r' || request.update;
+  platform::open_mode_letters letters;
+  if (!platform::read_open_mode(mode, true, letters) || !letters.bytes) return false;
+  request.update = letters.update;
+  request.append = letters.access == 'a';
+  return letters.access != 'r' || request.update;
 }
 
-// fdopen's checks and changes: the mode must fit the descriptor's access ("+" needs O_RDWR, a
-// read-only one takes no mode mapout has), and "a" sets O_APPEND, then, without "+", moves to
-// the end. 0, or -1 with errno set and, as in glibc, O_APPEND left set when the seek failed.
+// A read-only descriptor takes no mode mapout has; then, where the C library's fdopen fits the
+// descriptor to the mode (glibc's), "+" needs O_RDWR, and "a" sets O_APPEND and, without "+",
+// moves to the end. 0, or -1 with errno set and, as in glibc, O_APPEND left set when the seek
+// failed.
 int prepare(int fd, const descriptor_request& request) noexcept {
   const int status = retry_on_eintr(sys().status_flags, fd, F_GETFL, 0);
   if (status < 0) return -1;
   const int access = status & O_ACCMODE;
-  if (access == O_RDONLY || (request.update && access != O_RDWR)) {
+  const bool fits = platform::fdopen_fits_descriptor();
+  if (access == O_RDONLY || (fits && request.update && access != O_RDWR)) {
     errno = EINVAL;
     return -1;
   }
-  if (!request.append || (status & O_APPEND) != 0) return 0;
+  if (!fits || !request.append || (status & O_APPEND) != 0) return 0;
   if (retry_on_eintr(sys().status_flags, fd, F_SETFL, status | O_APPEND) != 0) return -1;
   if (!request.update && sys().lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) return -1;
   return 0;

@@ -18,6 +18,7 @@
 #include "floating_text.hpp"
 #include "mapout/copy_short.hpp"
 #include "mapout/decimal.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -98,11 +99,15 @@ struct spec {
   bool positional = false;  // "%1$d" or "*1$": numbered arguments
   bool overflow = false;    // a width or precision past INT_MAX
   int width = 0;
-  int precision = -1;  // -1: none
+  int precision = -1;      // -1: none
+  int width_argument = 0;  // what the stars took, as given, for snprintf
+  int precision_argument = 0;
   length size = length::none;
-  const char* length_text = nullptr;  // the modifier as written, for snprintf
+  char length_letter = '\0';  // the modifier's first letter as written ('q', 'L', ...)
   int length_chars = 0;
   char conversion = '\0';
+  const char* text = nullptr;  // from '%' to the conversion, as written, for snprintf
+  std::size_t text_size = 0;
 };
 
 // Digits as glibc's read_int takes them: -1 past INT_MAX.
@@ -125,8 +130,9 @@ bool numbered(const char* at) noexcept {
   return *at == '$';
 }
 
-// Parses the specification after '%'; returns where the text after it begins.
-const char* parse(const char* at, spec& s) noexcept {
+// Parses the specification after the '%' at `at_percent`; returns where the text after it begins.
+const char* parse(const char* at_percent, spec& s) noexcept {
+  const char* at = at_percent + 1;
   if (*at >= '1' && *at <= '9' && numbered(at)) s.positional = true;
   for (;; ++at) {
     switch (*at) {
@@ -172,7 +178,7 @@ const char* parse(const char* at, spec& s) noexcept {
       if (s.precision < 0) s.overflow = true;
     }
   }
-  s.length_text = at;
+  s.length_letter = *at;
   switch (*at) {
     case 'h':
       s.size = at[1] == 'h' ? length::hh : length::h;
@@ -202,7 +208,10 @@ const char* parse(const char* at, spec& s) noexcept {
                                                                 : 1;
   at += s.length_chars;
   s.conversion = *at;
-  return *at == '\0' ? at : at + 1;
+  const char* const next = *at == '\0' ? at : at + 1;
+  s.text = at_percent;
+  s.text_size = static_cast<std::size_t>(next - at_percent);
+  return next;
 }
 
 // How a specification is written.
@@ -212,8 +221,31 @@ enum class route {
   remaining,  // with the rest of the format, by vsnprintf: its arguments are not known here
 };
 
+// The specification as written, which snprintf is given: longer ones go with the rest.
+constexpr std::size_t longest_delegated = 63;
+
+// How the C library's printf differs from glibc's, which this file writes; asked once, at the
+// first call, so that a call from another file's static initializer finds it.
+const platform::printf_dialect& dialect() noexcept {
+  static const platform::printf_dialect answer = platform::c_printf_dialect();
+  return answer;
+}
+
+// Whether the C library reads the length as glibc does: glibc's own letters are not every
+// library's ("%qd" and "%Zd" are text to mingw-w64, "%Ld" an int, and 'I' a length).
+bool length_is_glibcs(const spec& s) noexcept {
+  if (dialect().glibc_lengths) return true;
+  const bool integer = s.conversion != 'e' && s.conversion != 'E' && s.conversion != 'f' &&
+                       s.conversion != 'F' && s.conversion != 'g' && s.conversion != 'G' &&
+                       s.conversion != 'a' && s.conversion != 'A';
+  return !s.locale_digits && s.length_letter != 'q' && s.length_letter != 'Z' &&
+         !(s.length_letter == 'L' && integer);
+}
+
 route route_of(const spec& s) noexcept {
-  if (s.positional) return route::remaining;
+  if (s.positional || s.text_size > longest_delegated || !length_is_glibcs(s)) {
+    return route::remaining;
+  }
   const bool by_locale = s.grouping || s.locale_digits;
   switch (s.conversion) {
     case 'd':
@@ -252,39 +284,29 @@ route route_of(const spec& s) noexcept {
   }
 }
 
-// snprintf's text for the specification, each width and precision given as an argument.
-struct delegated_format {
-  char text[24];
-};
-
-delegated_format format_of(const spec& s) noexcept {
-  delegated_format f{};
-  char* put = f.text;
-  *put++ = '%';
-  if (s.left) *put++ = '-';
-  if (s.plus) *put++ = '+';
-  if (s.space) *put++ = ' ';
-  if (s.alternate) *put++ = '#';
-  if (s.zero) *put++ = '0';
-  if (s.grouping) *put++ = '\'';
-  if (s.locale_digits) *put++ = 'I';
-  std::memcpy(put, "*.*", 3);
-  put += 3;
-  std::memcpy(put, s.length_text, static_cast<std::size_t>(s.length_chars));
-  put += s.length_chars;
-  *put++ = s.conversion;
-  *put = '\0';
-  return f;
+// snprintf of the specification as written, with what its stars took: a library may read "%20p"
+// and "%*p" apart (mingw-w64 pads only the second with zeros).
+template <typename Value>
+int print_one(char* text, std::size_t size, const spec& s, Value value) noexcept {
+  char format[longest_delegated + 1];
+  std::memcpy(format, s.text, s.text_size);
+  format[s.text_size] = '\0';
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  if (s.width_star && s.precision_star) {
+    return std::snprintf(text, size, format, s.width_argument, s.precision_argument, value);
+  }
+  if (s.width_star) return std::snprintf(text, size, format, s.width_argument, value);
+  if (s.precision_star) return std::snprintf(text, size, format, s.precision_argument, value);
+  return std::snprintf(text, size, format, value);
+#pragma GCC diagnostic pop
 }
 
 // Writes what snprintf writes for one conversion; false, with its errno, where it fails.
 template <typename Value>
 bool delegate(printf_output& out, const spec& s, Value value) noexcept {
-  const delegated_format f = format_of(s);
   char text[512];
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-  const int size = std::snprintf(text, sizeof text, f.text, s.width, s.precision, value);
+  const int size = print_one(text, sizeof text, s, value);
   if (size < 0) return false;
   if (static_cast<std::size_t>(size) < sizeof text) {
     out.append(text, static_cast<std::size_t>(size));
@@ -295,9 +317,7 @@ bool delegate(printf_output& out, const spec& s, Value value) noexcept {
     errno = ENOMEM;
     return false;
   }
-  std::snprintf(large.get(), static_cast<std::size_t>(size) + 1, f.text, s.width, s.precision,
-                value);
-#pragma GCC diagnostic pop
+  print_one(large.get(), static_cast<std::size_t>(size) + 1, s, value);
   out.append(large.get(), static_cast<std::size_t>(size));
   return true;
 }
@@ -374,13 +394,16 @@ void integer(printf_output& out, const spec& s, Unsigned magnitude, bool negativ
                           : 0;
   char* head = digits;
   if (s.conversion == 'o') {
-    if (s.alternate && zeros == 0 && (digit_count == 0 || *digits != '0')) zeros = 1;
+    const bool shows_zero = magnitude != 0 || !dialect().empty_alternate_octal_zero;
+    if (s.alternate && zeros == 0 && (digit_count == 0 || *digits != '0') && shows_zero) zeros = 1;
   } else if (s.conversion == 'x' || s.conversion == 'X') {
     if (s.alternate && magnitude != 0) {
       *--head = s.conversion;
       *--head = '0';
     }
-  } else if (s.conversion != 'u') {
+  } else if (s.conversion == 'u') {
+    if (s.space && dialect().space_before_unsigned) *--head = ' ';
+  } else {
     if (negative) {
       *--head = '-';
     } else if (s.plus) {
@@ -654,7 +677,7 @@ int print(c_handle& h, const char* format, std::va_list* args) noexcept {
       continue;
     }
     spec s;
-    const char* const next = parse(percent + 1, s);
+    const char* const next = parse(percent, s);
     const route how = route_of(s);
     if (how == route::remaining) {
       if (!remaining(out, literal, args)) return -1;
@@ -667,7 +690,7 @@ int print(c_handle& h, const char* format, std::va_list* args) noexcept {
       return -1;
     }
     if (s.width_star) {
-      s.width = va_arg(*args, int);
+      s.width = s.width_argument = va_arg(*args, int);
       if (s.width == INT_MIN) {
         errno = EOVERFLOW;
         return -1;
@@ -678,7 +701,7 @@ int print(c_handle& h, const char* format, std::va_list* args) noexcept {
       }
     }
     if (s.precision_star) {
-      s.precision = va_arg(*args, int);
+      s.precision = s.precision_argument = va_arg(*args, int);
       if (s.precision < 0) s.precision = -1;
     }
     if (!convert(out, s, args, caller_errno)) return -1;

@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 
+#include "platform/platform.hpp"
+
 namespace mapout::detail {
 
 bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept {
@@ -16,9 +18,9 @@ bool to_open_flags(std::ios_base::openmode mode, open_flags& flags) noexcept {
   } else if (row == ios_base::app || row == (ios_base::out | ios_base::app)) {
     flags.creation = O_CREAT | O_APPEND;  // "a"
     flags.append = true;
-    // glibc's fopen("a") starts at the end, so std::filebuf's tellp reports the file's size
-    // before the first write; "a+" starts at 0.
-    flags.at_end = true;
+    // As std::filebuf's fopen("a"): tellp before the first write says where it starts; "a+"
+    // starts at 0.
+    flags.at_end = flags.at_end || platform::append_starts_at_end();
   } else if (row == (ios_base::out | ios_base::in)) {
     flags.read = true;  // "r+": the file must exist and keeps its bytes
   } else if (row == (ios_base::out | ios_base::in | ios_base::trunc)) {

@@ -5,6 +5,7 @@
 
 #include "open_mode.hpp"
 #include "output_file_state.hpp"
+#include "platform/platform.hpp"
 #include "strategy.hpp"
 
 namespace mapout {
@@ -74,8 +75,12 @@ error_cause output_file::state::take_descriptor(int fd, const options& opts) noe
   if (position < 0 && errno != ESPIPE) return detail::errno_failure("lseek");
   if (position < 0) position = 0;
   const bool may_map = detail::may_map(opts, append) && access == O_RDWR;
-  return detail::open_backend(file, {may_map, append, false, static_cast<std::uint64_t>(position)},
-                              opts, backend);
+  // Where the system hides O_APPEND, the descriptor may be another's log: its bytes go out at
+  // each flush, as stdio's do, so that they keep their order among the other writers'.
+  const bool flush_writes = !detail::platform::descriptors_show_append();
+  return detail::open_backend(
+      file, {may_map, append, false, static_cast<std::uint64_t>(position), flush_writes}, opts,
+      backend);
 }
 
 }  // namespace mapout

@@ -51,9 +51,9 @@ error_cause open_backend(open_file& file, const opening& how, const options& opt
     return errno_failure("lseek");
   }
   // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
-  const bool write_on_flush = !S_ISREG(st.st_mode) || how.append;
-  return buffered_backend::create(file, opts.buffer_size, write_on_flush, !write_on_flush, size,
-                                  start_at, when, out);
+  const bool streamed = !S_ISREG(st.st_mode) || how.append;
+  return buffered_backend::create(file, opts.buffer_size, streamed || how.flush_writes, !streamed,
+                                  size, start_at, when, out);
 }
 
 void hand_over(open_file& file, const options& opts, std::unique_ptr<backend>& in_use) noexcept {

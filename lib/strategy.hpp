@@ -37,6 +37,7 @@ struct opening {
   bool append = false;
   bool at_end = false;
   std::uint64_t position = 0;
+  bool flush_writes = false;  // each flush writes the buffer out, as stdio's fflush does
 };
 
 // Both opens end here, with file.fd open: the backend the strategy picks for the target.

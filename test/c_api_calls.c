@@ -62,13 +62,26 @@ int write_alike(const char* mapout_path, const char* stdio_path, const char* mod
   uint32_t state = seed * 2654435761u + 1;
   const int appending = strchr(mode, 'a') != NULL;
   /* In "a+" mapout's tell counts as std::fstream's does, from 0 until the buffer is written;
-   * stdio's counts from the end. */
+   * glibc's counts from the end. msvcrt's counts from the descriptor's offset in "a" too, which
+   * reaches the end only as each buffer is written: mapout's says where the bytes land. */
+#ifdef _WIN32
+  const int tells = !appending;
+#else
   const int tells = !appending || strchr(mode, '+') == NULL;
+#endif
   long long written = 0; /* an upper bound of the file's size, for seeks */
   int i;
   int failed = 0;
   mapout_file* ours = mapout_open(mapout_path, mode, options);
-  FILE* theirs = fopen(stdio_path, mode);
+  FILE* theirs;
+#ifdef _WIN32
+  /* mapout writes the bytes as given, which Windows' stdio does only in binary mode. */
+  char binary_mode[16];
+  snprintf(binary_mode, sizeof binary_mode, "%sb", mode);
+  theirs = fopen(stdio_path, binary_mode);
+#else
+  theirs = fopen(stdio_path, mode);
+#endif
   if (ours == NULL || theirs == NULL) {
     snprintf(why, why_size, "open \"%s\": mapout %s, stdio %s", mode, ours ? "ok" : "failed",
              theirs ? "ok" : "failed");

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string>
 
+#include "sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -61,9 +62,20 @@ TEST(CApiMisuse, ModesFopenRefusesAreRefusedAlike) {
     const int their_errno = errno;
     const bool they_opened = theirs != nullptr;
     if (they_opened) std::fclose(theirs);
-    ASSERT_FALSE(they_opened);
+    std::filesystem::remove(dir / "stdio");
     errno = 0;
-    EXPECT_EQ(mapout_open((dir / "mapout").string().c_str(), mode, nullptr), nullptr);
+    mapout_file* ours = mapout_open((dir / "mapout").string().c_str(), mode, nullptr);
+    if (they_opened) {
+      // msvcrt's fopen skips leading spaces and reads "W" as "w": mapout opens what it opens.
+#ifndef _WIN32
+      ADD_FAILURE() << "glibc's fopen refuses each of these";
+#endif
+      ASSERT_NE(ours, nullptr);
+      EXPECT_EQ(mapout_close(ours), 0);
+      std::filesystem::remove(dir / "mapout");
+      continue;
+    }
+    EXPECT_EQ(ours, nullptr);
     EXPECT_EQ(errno, their_errno);
     EXPECT_FALSE(std::filesystem::exists(dir / "mapout"));
   }
@@ -78,8 +90,9 @@ TEST(CApiMisuse, ModesFopenRefusesAreRefusedAlike) {
   }
 }
 
-// ",ccs=": glibc fails an empty or unknown set with EINVAL after it created the file; mapout
-// fails first, and also for a set it would have to convert to. UTF-8 is its bytes.
+// ",ccs=": glibc fails an empty or unknown set with EINVAL after it created the file (msvcrt's
+// before); mapout fails first, and also for a set it would have to convert to. UTF-8 is its
+// bytes, in the spellings the platform's fopen takes.
 TEST(CApiMisuse, CharacterSetsOtherThanUtf8AreRefusedBeforeCreatingTheFile) {
   temp_dir dir;
   for (const char* mode : {"w,ccs=", "w,ccs=BOGUS", "a+,ccs=", "wb,ccs=UTF-16"}) {
@@ -89,7 +102,9 @@ TEST(CApiMisuse, CharacterSetsOtherThanUtf8AreRefusedBeforeCreatingTheFile) {
     const int their_errno = errno;
     if (theirs == nullptr) {
       EXPECT_EQ(their_errno, EINVAL);
+#ifndef _WIN32
       EXPECT_TRUE(std::filesystem::exists(dir / "stdio")) << "glibc's fopen created it";
+#endif
     } else {
       std::fclose(theirs);
     }
@@ -99,7 +114,20 @@ TEST(CApiMisuse, CharacterSetsOtherThanUtf8AreRefusedBeforeCreatingTheFile) {
     EXPECT_EQ(errno, EINVAL);
     EXPECT_FALSE(std::filesystem::exists(dir / "mapout"));
   }
-  for (const char* mode : {"w,ccs=UTF-8", "w,ccs=utf8", "w,ccs=utf-8,x"}) {
+#ifdef _WIN32
+  // msvcrt's fopen takes "utf-8" in either case, and nothing after the set.
+  for (const char* mode : {"w,ccs=utf8", "w,ccs=utf-8,x"}) {
+    SCOPED_TRACE(mode);
+    errno = 0;
+    EXPECT_EQ(mapout_open((dir / "mapout").string().c_str(), mode, nullptr), nullptr);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_FALSE(std::filesystem::exists(dir / "mapout"));
+  }
+  const char* const utf8_modes[] = {"w,ccs=UTF-8", "w, ccs = utf-8"};
+#else
+  const char* const utf8_modes[] = {"w,ccs=UTF-8", "w,ccs=utf8", "w,ccs=utf-8,x"};
+#endif
+  for (const char* mode : utf8_modes) {
     SCOPED_TRACE(mode);
     mapout_file* out = mapout_open((dir / "utf8").string().c_str(), mode, nullptr);
     ASSERT_NE(out, nullptr);
@@ -185,7 +213,9 @@ TEST(CApiMisuse, WritesAfterAFailedWriteKeepFailing) {
   EXPECT_EQ(mapout_puts("z", out), -1);
   EXPECT_EQ(mapout_printf(out, "%d", 1), -1);
   EXPECT_EQ(mapout_flush(out), -1);
-  EXPECT_NE(std::string(mapout_error(out)).find("No space left"), std::string::npos);
+  // The system's text for ENOSPC: strerror's on Linux, Windows' own there.
+  const std::string reason = mapout::detail::errno_category().message(ENOSPC);
+  EXPECT_NE(std::string(mapout_error(out)).find(reason), std::string::npos) << mapout_error(out);
   errno = 0;
   EXPECT_EQ(mapout_close(out), -1);
   EXPECT_EQ(errno, ENOSPC);

@@ -1,8 +1,13 @@
 // native_handle(): the open file's descriptor, borrowed, on output_file, streambuf and ostream.
 #include <gtest/gtest.h>
 
-#include <sys/file.h>
 #include <sys/stat.h>
+#ifdef _WIN32
+#include <io.h>
+#include <windows.h>
+#else
+#include <sys/file.h>
+#endif
 
 #include <string>
 
@@ -18,6 +23,25 @@ using mapout::test::read_file;
 using mapout::test::strategies;
 using mapout::test::temp_dir;
 
+#ifdef _WIN32
+// The descriptor names the file at `path`: same volume, same file index (Windows' struct stat
+// has no inode, and its st_dev is a drive number that fstat leaves 0).
+bool names(int fd, const std::filesystem::path& path) {
+  BY_HANDLE_FILE_INFORMATION by_descriptor;
+  BY_HANDLE_FILE_INFORMATION by_path;
+  const auto handle = reinterpret_cast<HANDLE>(::_get_osfhandle(fd));
+  const HANDLE named = ::CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES,
+                                     FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                     nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+  const bool known = fd >= 0 && named != INVALID_HANDLE_VALUE &&
+                     ::GetFileInformationByHandle(handle, &by_descriptor) &&
+                     ::GetFileInformationByHandle(named, &by_path);
+  if (named != INVALID_HANDLE_VALUE) ::CloseHandle(named);
+  return known && by_descriptor.dwVolumeSerialNumber == by_path.dwVolumeSerialNumber &&
+         by_descriptor.nFileIndexHigh == by_path.nFileIndexHigh &&
+         by_descriptor.nFileIndexLow == by_path.nFileIndexLow;
+}
+#else
 // The descriptor names the file at `path`: same device, same inode.
 bool names(int fd, const std::filesystem::path& path) {
   struct stat by_descriptor;
@@ -26,6 +50,7 @@ bool names(int fd, const std::filesystem::path& path) {
          ::stat(path.string().c_str(), &by_path) == 0 && by_descriptor.st_dev == by_path.st_dev &&
          by_descriptor.st_ino == by_path.st_ino;
 }
+#endif
 
 TEST(NativeHandle, IsMinusOneUnlessOpen) {
   temp_dir dir;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <ios>
 #include <iterator>
 #include <string>
 #include <system_error>
@@ -53,6 +54,14 @@ class temp_dir {
 
   std::filesystem::path path_;
 };
+
+// What a reference std::filebuf adds to its mode to write the bytes as given, as mapout does:
+// binary on Windows, where text mode writes "\n" as "\r\n".
+#ifdef _WIN32
+inline constexpr std::ios_base::openmode unchanged_bytes = std::ios_base::binary;
+#else
+inline constexpr std::ios_base::openmode unchanged_bytes = {};
+#endif
 
 // The whole file as bytes; "" when it cannot be read, which the caller's comparison then shows.
 inline std::string read_file(const std::filesystem::path& path) {

@@ -66,7 +66,8 @@ typedef struct mapout_file {
 
 MAPOUT_API void mapout_options_init(mapout_options* options);
 
-/* Opens like glibc's fopen: "w", "a", "r+", "w+", "a+", then letters as glibc reads them: "x"
+/* Opens like the platform's fopen (on Windows msvcrt's: docs/c-api.md) and, below, glibc's:
+ * "w", "a", "r+", "w+", "a+", then letters as glibc reads them: "x"
  * after "w" or "a" (fail with EEXIST when the file exists), "b", "m", "c", "e" and others ignored.
  * EINVAL for "r" and what glibc reads as "r" ("rw"): mapout only writes; and for ",ccs=" with a
  * character set other than UTF-8: mapout writes bytes and converts to no other set (glibc fails
@@ -76,7 +77,8 @@ MAPOUT_API void mapout_options_init(mapout_options* options);
  * open created; errno untouched on success. */
 MAPOUT_API mapout_file* mapout_open(const char* path, const char* mode,
                                     const mapout_options* options);
-/* Takes over `fd` like glibc's fdopen: "w", "a", "r+", "w+", "a+" (other letters ignored), EINVAL
+/* Takes over `fd` like the platform's fdopen (msvcrt's on Windows: it checks no access and "a"
+ * changes nothing) and, below, glibc's: "w", "a", "r+", "w+", "a+" (other letters ignored), EINVAL
  * for "r", for a read-only descriptor, and for "+" on one not open for reading; EBADF for one not
  * open. Nothing is truncated: writing starts at the descriptor's offset; "a" sets O_APPEND and,
  * without "+", moves to the end, and with O_APPEND every write goes to the end. mapout_close()
@@ -124,13 +126,14 @@ static inline int mapout_puts(const char* text, mapout_file* file) {
   return length == 0 || mapout_write(text, length, 1, file) == 1 ? 0 : -1;
 }
 
-/* vfprintf: C99's conversions with glibc's extensions, the same bytes as glibc's vfprintf in the
- * thread's locale, and its return value: the bytes written, or a negative value with errno set
- * (EOVERFLOW past INT_MAX, EINVAL for a bad format, EILSEQ for a wide character with no
- * multibyte form, or the write's errno). %n stores the count, as glibc does without
- * _FORTIFY_SOURCE: the format must be the program's own text. Numbered arguments and conversions
- * mapout does not know (glibc's %b, those of register_printf_specifier) go with the rest of the
- * format to glibc's vsnprintf; a %n after one counts from it. */
+/* vfprintf: C99's conversions with glibc's extensions, the same bytes as the platform's vfprintf
+ * (glibc's; mingw-w64's on Windows, which C++ calls) in the thread's locale, and its return value:
+ * the bytes written, or a negative value with errno set (EOVERFLOW past INT_MAX, EINVAL for a bad
+ * format, EILSEQ for a wide character with no multibyte form, or the write's errno). %n stores
+ * the count, as glibc does without _FORTIFY_SOURCE: the format must be the program's own text.
+ * Numbered arguments and conversions mapout does not know (glibc's %b, those of
+ * register_printf_specifier) go with the rest of the format to the platform's vsnprintf; a %n
+ * after one counts from it. */
 MAPOUT_API int mapout_vprintf(mapout_file* file, const char* format, va_list args)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 0)))

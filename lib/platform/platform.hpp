@@ -61,6 +61,41 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept;
 // A new file in memory, open for reading and writing, with no name in any directory.
 error_cause create_memory_file(descriptor& file) noexcept;
 
+// ---- the C library, whose stdio and std::filebuf mapout answers as ----
+
+// Where "a" (app) starts: at the file's end, where glibc's fopen seeks, or where the open leaves
+// the offset (msvcrt's), which tellp reports until the first write.
+bool append_starts_at_end() noexcept;
+
+// Whether a descriptor's status flags (F_GETFL) show O_APPEND: Windows' C runtime appends by
+// itself, seeking to the end before each write, and keeps the flag to itself.
+bool descriptors_show_append() noexcept;
+
+// Whether fdopen fits the descriptor to the mode, as glibc's does ("+" needs one open for reading
+// too, "a" sets O_APPEND and moves to the end); msvcrt's takes the descriptor as it is.
+bool fdopen_fits_descriptor() noexcept;
+
+// What an fopen or fdopen mode string asks, as the C library reads it.
+struct open_mode_letters {
+  char access = '\0';      // 'r', 'w' or 'a'
+  bool update = false;     // '+': reading and writing
+  bool exclusive = false;  // 'x': the file must not exist
+  bool bytes = true;       // no ",ccs=", or one naming UTF-8, whose text is the bytes as written
+};
+// Reads `mode` as the C library's fopen, or with `descriptor` its fdopen, reads it: false where
+// that fails with EINVAL.
+bool read_open_mode(const char* mode, bool descriptor, open_mode_letters& letters) noexcept;
+
+// How the C library's printf writes what mapout_printf writes itself, where not as glibc's does.
+struct printf_dialect {
+  bool space_before_unsigned = false;       // "% u" puts a space where a sign would go
+  bool empty_alternate_octal_zero = false;  // "%#.0o" of 0 writes nothing, not "0"
+  // q, Z, L before an integer conversion and the I flag mean what they mean to glibc; where not,
+  // a specification with one goes to the library with the rest of the format.
+  bool glibc_lengths = true;
+};
+printf_dialect c_printf_dialect() noexcept;
+
 // ---- file systems ----
 
 // What the strategy needs to know of the file system a file is on.

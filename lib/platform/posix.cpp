@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include "platform.hpp"
 
 const std::error_category& mapout::detail::errno_category() noexcept {
@@ -50,6 +52,62 @@ std::string path_text(const std::filesystem::path& path) {
 
 std::string path_shown(const std::filesystem::path& path) {
   return path.native();
+}
+
+bool fdopen_fits_descriptor() noexcept {
+  return true;
+}
+
+bool descriptors_show_append() noexcept {
+  return true;
+}
+
+// glibc's and the BSDs' fopen("a") seek to the end as they open.
+bool append_starts_at_end() noexcept {
+  return true;
+}
+
+namespace {
+
+// ",ccs=" names the character set glibc's wide stream writes, in any spelling glibc takes ("utf8",
+// "UTF-8"); only UTF-8's text is the bytes as written.
+bool character_set_is_bytes(const char* mode) noexcept {
+  const char* set = std::strstr(mode, ",ccs=");
+  if (set == nullptr) return true;
+  const char* const expected = "UTF8";
+  std::size_t matched = 0;
+  for (set += 5; *set != '\0' && *set != ','; ++set) {
+    if (*set == '-' || *set == '_') continue;
+    const char upper = *set >= 'a' && *set <= 'z' ? static_cast<char>(*set - 'a' + 'A') : *set;
+    if (matched == 4 || upper != expected[matched]) return false;
+    ++matched;
+  }
+  return matched == 4;
+}
+
+}  // namespace
+
+// glibc's: 'r', 'w' or 'a', then fopen reads six letters, up to a ',', of which '+' and 'x'
+// count; fdopen reads four, of which only '+' counts. Other letters are ignored.
+bool read_open_mode(const char* mode, bool descriptor, open_mode_letters& letters) noexcept {
+  if (mode[0] != 'r' && mode[0] != 'w' && mode[0] != 'a') return false;
+  letters = {};
+  letters.access = mode[0];
+  const int last = descriptor ? 4 : 6;
+  for (int at = 1; at <= last && mode[at] != '\0' && (descriptor || mode[at] != ','); ++at) {
+    if (mode[at] == '+') {
+      letters.update = true;
+      if (descriptor) break;
+    }
+    if (mode[at] == 'x' && !descriptor) letters.exclusive = true;
+  }
+  letters.bytes = descriptor || character_set_is_bytes(mode);
+  return true;
+}
+
+// glibc's, which mapout_printf writes.
+printf_dialect c_printf_dialect() noexcept {
+  return {};
 }
 
 bool cuts_under_mapped_views() noexcept {

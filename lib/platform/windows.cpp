@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <cwchar>
 #include <string>
 
@@ -100,6 +103,75 @@ std::string path_text(const std::filesystem::path& path) {
 // A file's size cannot go below a section that maps it ("File has a user-mapped section").
 bool cuts_under_mapped_views() noexcept {
   return false;
+}
+
+// msvcrt's _fdopen checks neither access nor '+', and 'a' changes nothing: the descriptor
+// appends only if it was opened so.
+bool fdopen_fits_descriptor() noexcept {
+  return false;
+}
+
+// A descriptor _open made with O_APPEND has a handle that may write anywhere: the C runtime seeks
+// to the end before each _write.
+bool descriptors_show_append() noexcept {
+  return false;
+}
+
+// msvcrt's fopen("a") leaves the offset at 0 and seeks to the end at each write.
+bool append_starts_at_end() noexcept {
+  return false;
+}
+
+// msvcrt's fopen and _fdopen: spaces, 'r', 'w' or 'a' in either case, then letters up to a ','
+// of which only '+' counts, anywhere in the string; then "ccs" and '=', spaces around each, and
+// one of its three sets, with nothing after. 'x' is exclusive as ucrt and glibc read it
+// (msvcrt.dll ignores it).
+bool read_open_mode(const char* mode, bool, open_mode_letters& letters) noexcept {
+  const auto skip_spaces = [&mode] {
+    while (*mode == ' ') ++mode;
+  };
+  const auto starts = [&mode](const char* word) {
+    const std::size_t length = std::strlen(word);
+    if (_strnicmp(mode, word, length) != 0) return false;
+    mode += length;
+    return true;
+  };
+  letters = {};
+  letters.update = std::strchr(mode, '+') != nullptr;
+  skip_spaces();
+  const char access = static_cast<char>(std::tolower(static_cast<unsigned char>(*mode)));
+  if (access != 'r' && access != 'w' && access != 'a') return false;
+  letters.access = access;
+  for (++mode; *mode != '\0' && *mode != ','; ++mode) {
+    if (*mode == 'x') letters.exclusive = true;
+  }
+  if (*mode == '\0') return true;
+  ++mode;
+  skip_spaces();
+  if (std::strncmp(mode, "ccs", 3) != 0) return false;
+  mode += 3;
+  skip_spaces();
+  if (*mode++ != '=') return false;
+  skip_spaces();
+  if (starts("utf-8")) {
+    letters.bytes = true;
+  } else if (starts("utf-16le") || starts("unicode")) {
+    letters.bytes = false;
+  } else {
+    return false;
+  }
+  skip_spaces();
+  return *mode == '\0';
+}
+
+// mingw-w64's own printf, which every C++ file calls (libstdc++ sets __USE_MINGW_ANSI_STDIO).
+printf_dialect c_printf_dialect() noexcept {
+  static_assert(__USE_MINGW_ANSI_STDIO, "the snprintf lib/ hands conversions to is mingw-w64's");
+  printf_dialect dialect;
+  dialect.space_before_unsigned = true;
+  dialect.empty_alternate_octal_zero = true;
+  dialect.glibc_lengths = false;
+  return dialect;
 }
 
 std::string path_shown(const std::filesystem::path& path) {

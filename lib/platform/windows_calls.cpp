@@ -240,7 +240,11 @@ void* map(void* address, std::size_t length, int protection, int flags, int fd,
   // A writable mapping's size is its view's end: past the file's end it extends the file, its
   // clusters reserved first, so that a full disk fails here. A read-only one is the file's size.
   const std::uint64_t end = writable ? static_cast<std::uint64_t>(offset) + length : 0;
-  if (writable && sys().fallocate(fd, 0, 0, static_cast<off_t>(end)) != 0) return MAP_FAILED;
+  // mmap(2) never fails with EINTR, so no caller retries it: the reservation inside is retried
+  // here.
+  if (writable && retry_on_eintr(sys().fallocate, fd, 0, 0, static_cast<off_t>(end)) != 0) {
+    return MAP_FAILED;
+  }
   const owned_handle mapping(
       CreateFileMappingW(file, nullptr, writable ? PAGE_READWRITE : PAGE_READONLY,
                          static_cast<DWORD>(end >> 32), static_cast<DWORD>(end), nullptr));
