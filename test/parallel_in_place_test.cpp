@@ -9,6 +9,7 @@
 
 #include "bytes.hpp"
 #include "mapout/parallel.hpp"
+#include "part_memory_calls.hpp"
 #include "strategies.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
@@ -26,22 +27,18 @@ using mapout::test::temp_dir;
 class copy_count {
  public:
   copy_count() { counts() = {}; }
-  int memories() const { return counts().memories; }
+  int memories() const { return memory_.reservations(); }
   std::size_t copied() const { return counts().copied; }
 
  private:
   struct tally {
-    int memories = 0;
     std::size_t copied = 0;
   };
   static tally& counts() {
     static tally counts;
     return counts;
   }
-  system_call_override<&system_calls::memfd_create> memfd_{[](const char* name, unsigned flags) {
-    ++counts().memories;
-    return real_system_calls().memfd_create(name, flags);
-  }};
+  mapout::test::part_memory_calls memory_;
   system_call_override<&system_calls::pwrite> pwrite_{
       [](int fd, const void* data, std::size_t size, off_t offset) {
         const ssize_t wrote = real_system_calls().pwrite(fd, data, size, offset);

@@ -164,13 +164,37 @@ TEST_F(Platform, NameOfOpenFileOpensTheSameFile) {
   EXPECT_FALSE(platform::name_of_open_file(fd, tiny, sizeof tiny));
 }
 
-TEST_F(Platform, MemoryFileHoldsBytes) {
-  descriptor memory;
-  ASSERT_FALSE(platform::create_memory_file(memory));
-  ASSERT_EQ(::pwrite(memory.get(), "part", 4, 0), 4);
-  char back[4];
-  ASSERT_EQ(::pread(memory.get(), back, 4, 0), 4);
-  EXPECT_EQ(std::string(back, 4), "part");
+// Past its first reservation the memory grows by mremap(2): the bytes stay, wherever it moves.
+TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
+  platform::growing_memory memory;
+  ASSERT_FALSE(platform::reserve_memory(memory));
+  ASSERT_EQ(memory.usable, 0u);
+  ASSERT_FALSE(platform::commit_memory(memory, 100));
+  ASSERT_GE(memory.usable, 100u);
+  std::memcpy(memory.base, "part", 4);
+  const std::size_t reserved = memory.reserved;
+  ASSERT_FALSE(platform::commit_memory(memory, reserved + 1));
+  EXPECT_GT(memory.reserved, reserved);
+  EXPECT_GE(memory.usable, reserved + 1);
+  EXPECT_EQ(std::string(memory.base, 4), "part");
+  EXPECT_EQ(memory.base[reserved], 0);
+  memory.base[reserved] = 'x';
+  EXPECT_FALSE(platform::release_memory(memory));
+  EXPECT_EQ(memory.base, nullptr);
+}
+
+TEST_F(Platform, FailedCommitLeavesTheMemoryAsItWas) {
+  platform::growing_memory memory;
+  ASSERT_FALSE(platform::reserve_memory(memory));
+  {
+    mapout::test::system_call_override<&system_calls::mprotect> none(
+        [](void*, std::size_t, int) { return errno = ENOMEM, -1; });
+    const error_cause why = platform::commit_memory(memory, 4096);
+    EXPECT_EQ(why.error, ENOMEM);
+    EXPECT_STREQ(why.operation, "commit memory");
+  }
+  EXPECT_EQ(memory.usable, 0u);
+  EXPECT_FALSE(platform::release_memory(memory));
 }
 
 TEST_F(Platform, FileSystemKindByType) {
