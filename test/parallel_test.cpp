@@ -253,7 +253,7 @@ TEST_F(ParallelOutput, WriteIfChangedKeepsAnEqualFileAndReplacesAnother) {
   const auto path = dir_ / "out";
   const std::string first = pattern(300000, 0), second = pattern(200000, 1);
   write_file(path, first + second);
-  const struct stat before = mapout::test::stat_of(path);
+  const mapout::test::file_identity before = mapout::test::identity_of(path);
   mapout::options opts;
   opts.write_if_changed = true;
   {
@@ -262,14 +262,14 @@ TEST_F(ParallelOutput, WriteIfChangedKeepsAnEqualFileAndReplacesAnother) {
     out.part(0) << first;
     ASSERT_EQ(out.close(), std::error_code{}) << out.error_message();
   }
-  EXPECT_EQ(mapout::test::stat_of(path).st_ino, before.st_ino);
+  EXPECT_EQ(mapout::test::identity_of(path), before);
   {
     mapout::parallel_output out(path, 2, opts);
     out.part(1) << second << 'x';
     out.part(0) << first;
     ASSERT_EQ(out.close(), std::error_code{}) << out.error_message();
   }
-  EXPECT_NE(mapout::test::stat_of(path).st_ino, before.st_ino);
+  EXPECT_NE(mapout::test::identity_of(path), before);
   EXPECT_EQ(read_file(path), first + second + 'x');
 }
 

@@ -72,6 +72,13 @@ int stat_of_path(const std::wstring& path, struct stat* st) noexcept {
   const owned_handle file(CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES, share_all, nullptr,
                                       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr));
   if (!file) return fail_from_last_error();
+  // A device (NUL, CON) or a pipe has no file information: its kind is all there is to tell.
+  const DWORD type = GetFileType(file.get());
+  if (type != FILE_TYPE_DISK) {
+    *st = {};
+    st->st_mode = type == FILE_TYPE_PIPE ? S_IFIFO : S_IFCHR;
+    return 0;
+  }
   return stat_of_handle(file.get(), st);
 }
 
