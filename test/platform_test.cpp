@@ -183,6 +183,25 @@ TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
   EXPECT_EQ(memory.base, nullptr);
 }
 
+// Under an address-space limit the reservation is what the system gives, and mremap(2) grows it.
+TEST_F(Platform, GrowingMemoryReservesLessWhereTheSystemGivesLess) {
+  platform::growing_memory memory;
+  {
+    mapout::test::system_call_override<&system_calls::mmap> limited(
+        [](void* address, std::size_t length, int prot, int flags, int fd, off_t offset) {
+          if (length > (std::size_t{64} << 20)) return errno = ENOMEM, MAP_FAILED;
+          return mapout::detail::real_system_calls().mmap(address, length, prot, flags, fd, offset);
+        });
+    ASSERT_FALSE(platform::reserve_memory(memory));
+  }
+  EXPECT_EQ(memory.reserved, std::size_t{64} << 20);
+  ASSERT_FALSE(platform::commit_memory(memory, 4));
+  std::memcpy(memory.base, "part", 4);
+  ASSERT_FALSE(platform::commit_memory(memory, std::size_t{65} << 20));
+  EXPECT_EQ(std::string(memory.base, 4), "part");
+  EXPECT_FALSE(platform::release_memory(memory));
+}
+
 TEST_F(Platform, FailedCommitLeavesTheMemoryAsItWas) {
   platform::growing_memory memory;
   ASSERT_FALSE(platform::reserve_memory(memory));

@@ -36,6 +36,7 @@ constexpr std::uint64_t user_address_space = std::uint64_t{1} << 47;
 
 // Growing memory's first reservation: little of the address space, which mremap(2) grows past.
 constexpr std::size_t memory_reservation = std::size_t{1} << 30;
+constexpr std::size_t least_reservation = std::size_t{1} << 24;
 
 short type_of(lock_kind kind) noexcept {
   switch (kind) {
@@ -138,17 +139,22 @@ bool populate_for_writing(void* begin, std::size_t length) noexcept {
 }
 
 error_cause reserve_memory(growing_memory& memory) noexcept {
-  void* const base =
-      sys().mmap(nullptr, memory_reservation, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) return errno_failure("reserve memory");
+  std::size_t size = memory_reservation;
+  void* base = MAP_FAILED;
+  // Under an address-space limit (RLIMIT_AS), less: mremap grows it as the part needs.
+  for (;; size /= 2) {
+    base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base != MAP_FAILED) break;
+    if (errno != ENOMEM || size / 2 < least_reservation) return errno_failure("reserve memory");
+  }
   // Huge pages where transparent huge pages are "madvise": a fault per 2 MiB instead of per page.
   // A hint: a kernel without them refuses it (EINVAL), and the memory works as well without.
-  if (sys().madvise(base, memory_reservation, MADV_HUGEPAGE) != 0 && errno != EINVAL) {
+  if (sys().madvise(base, size, MADV_HUGEPAGE) != 0 && errno != EINVAL) {
     const error_cause why = errno_failure("madvise");
-    sys().munmap(base, memory_reservation);
+    sys().munmap(base, size);
     return why;
   }
-  memory = {static_cast<char*>(base), 0, memory_reservation};
+  memory = {static_cast<char*>(base), 0, size};
   return {};
 }
 
