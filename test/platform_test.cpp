@@ -62,6 +62,16 @@ class Platform : public testing::Test {
   std::vector<descriptor> files_;
 };
 
+// Growing memory given back when the test ends, even when an assertion ends it early: a
+// reservation left behind would count against a later test's address-space limit.
+struct owned_memory {
+  platform::growing_memory memory;
+  owned_memory() = default;
+  owned_memory(const owned_memory&) = delete;
+  owned_memory& operator=(const owned_memory&) = delete;
+  ~owned_memory() { platform::release_memory(memory); }
+};
+
 TEST_F(Platform, ReserveGrowsTheFile) {
   const int fd = file();
   EXPECT_FALSE(platform::reserve(fd, 0, 12345));
@@ -166,7 +176,8 @@ TEST_F(Platform, NameOfOpenFileOpensTheSameFile) {
 
 // Past its first reservation the memory grows by mremap(2): the bytes stay, wherever it moves.
 TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
-  platform::growing_memory memory;
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
   ASSERT_FALSE(platform::reserve_memory(memory));
   ASSERT_EQ(memory.usable, 0u);
   ASSERT_FALSE(platform::commit_memory(memory, 100));
@@ -185,7 +196,8 @@ TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
 
 // Under an address-space limit the reservation is what the system gives, and mremap(2) grows it.
 TEST_F(Platform, GrowingMemoryReservesLessWhereTheSystemGivesLess) {
-  platform::growing_memory memory;
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
   {
     mapout::test::system_call_override<&system_calls::mmap> limited(
         [](void* address, std::size_t length, int prot, int flags, int fd, off_t offset) {
@@ -203,7 +215,8 @@ TEST_F(Platform, GrowingMemoryReservesLessWhereTheSystemGivesLess) {
 }
 
 TEST_F(Platform, FailedCommitLeavesTheMemoryAsItWas) {
-  platform::growing_memory memory;
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
   ASSERT_FALSE(platform::reserve_memory(memory));
   {
     mapout::test::system_call_override<&system_calls::mprotect> none(

@@ -41,6 +41,16 @@ class PortablePlatform : public testing::Test {
 };
 
 // A plain resize would leave a hole: the blocks are there, so a full disk fails here.
+// Growing memory given back when the test ends, even when an assertion ends it early: a
+// reservation left behind would count against a later test's address-space limit.
+struct owned_memory {
+  platform::growing_memory memory;
+  owned_memory() = default;
+  owned_memory(const owned_memory&) = delete;
+  owned_memory& operator=(const owned_memory&) = delete;
+  ~owned_memory() { platform::release_memory(memory); }
+};
+
 TEST_F(PortablePlatform, ReserveAllocatesTheBlocksWithPosixFallocate) {
   const int fd = file();
   constexpr off_t length = 1 << 20;
@@ -73,7 +83,8 @@ TEST_F(PortablePlatform, ReserveRefusedByTheFileSystemIsNotSupported) {
 
 // POSIX moves no mapping: a part's memory is its reservation, and a size past it fails.
 TEST_F(PortablePlatform, GrowingMemoryStopsAtItsReservation) {
-  platform::growing_memory memory;
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
   ASSERT_FALSE(platform::reserve_memory(memory));
   ASSERT_FALSE(platform::commit_memory(memory, 8192 + 4));
   std::memcpy(memory.base + 8192, "part", 4);
