@@ -1,6 +1,7 @@
-// The interface output_file drives, and the state of an open file that both implementations
-// borrow: one stores into a mapping of the file (mapped_backend.cpp), the other buffers for
-// write(2) (buffered_backend.cpp).
+// The interface output_file drives, and the state of an open file that its implementations
+// borrow: one stores into a mapping of the file (mapped_backend.cpp), one buffers for write(2)
+// (buffered_backend.cpp), and one stores a parallel output's part into memory of its own
+// (memory_backend.cpp).
 #pragma once
 
 #include <cstddef>
@@ -65,7 +66,7 @@ class backend {
                     std::int64_t& position) noexcept = 0;
   virtual error_cause flush(char* put) noexcept = 0;
   virtual error_cause publish(char* put) noexcept = 0;
-  error_cause persist(char* put) noexcept {
+  virtual error_cause persist(char* put) noexcept {
     if (error_cause why = publish(put)) return why;
     return retry_on_eintr(sys().fsync, fd()) == 0 ? error_cause{} : file_.fail("fsync");
   }

@@ -1,8 +1,6 @@
-// The join of a parallel output: each part held in memory is mapped and handed to pwrite(2) at its
-// offset, one stretch at a time, by whichever thread takes the stretch next.
+// The join of a parallel output: each part held in memory is handed to pwrite(2) at its offset,
+// one stretch at a time, by whichever thread takes the stretch next.
 #include "parallel_join.hpp"
-
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,30 +20,6 @@ struct stretch {
   const char* data;
   std::size_t size;
   std::uint64_t offset;
-};
-
-// A part's memory, mapped for reading while it is copied.
-class source_mapping {
- public:
-  source_mapping() noexcept = default;
-  source_mapping(const source_mapping&) = delete;
-  source_mapping& operator=(const source_mapping&) = delete;
-  ~source_mapping() {
-    if (data_ != nullptr) sys().munmap(data_, size_);
-  }
-  error_cause map(int fd, std::uint64_t size) noexcept {
-    void* const data =
-        sys().mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
-    if (data == MAP_FAILED) return errno_failure("map");
-    data_ = static_cast<char*>(data);
-    size_ = static_cast<std::size_t>(size);
-    return {};
-  }
-  const char* data() const noexcept { return data_; }
-
- private:
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
 };
 
 error_cause write_stretch(int to, const stretch& piece) noexcept {
@@ -90,15 +64,11 @@ class stretch_queue {
 error_cause copy_into_place(int to, const std::vector<placed_copy>& copies,
                             unsigned threads) noexcept {
   try {
-    std::vector<source_mapping> sources(copies.size());
     std::vector<stretch> pieces;
-    for (std::size_t k = 0; k < copies.size(); ++k) {
-      if (copies[k].size == 0) continue;
-      if (error_cause why = sources[k].map(copies[k].from, copies[k].size)) return why;
-      for (std::uint64_t at = 0; at < copies[k].size; at += stretch_size) {
-        const std::uint64_t size = std::min(stretch_size, copies[k].size - at);
-        pieces.push_back(
-            {sources[k].data() + at, static_cast<std::size_t>(size), copies[k].offset + at});
+    for (const placed_copy& copy : copies) {
+      for (std::uint64_t at = 0; at < copy.size; at += stretch_size) {
+        const std::uint64_t size = std::min(stretch_size, copy.size - at);
+        pieces.push_back({copy.from + at, static_cast<std::size_t>(size), copy.offset + at});
       }
     }
     stretch_queue queue(std::move(pieces));

@@ -9,9 +9,9 @@
 
 namespace mapout::detail {
 
-// `size` bytes from the start of the descriptor `from` go to `offset` in the file.
+// `size` bytes from `from` go to `offset` in the file.
 struct placed_copy {
-  int from = -1;
+  const char* from = nullptr;
   std::uint64_t size = 0;
   std::uint64_t offset = 0;
 };

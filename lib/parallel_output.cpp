@@ -37,16 +37,15 @@ report report_of(const error_cause& why, const std::filesystem::path& path) {
       std::ios_base::failure(detail::error_context(why.operation, path, why.detail), code).what()};
 }
 
-// A part's stream opens its file by this name: the output's own descriptor, or the part's memory;
-// empty where the system names no open file.
+// A part in place opens the file by this name, the output's own descriptor's; empty where the
+// system names no open file.
 std::string descriptor_path(int fd) {
   char name[4096];
   return detail::platform::name_of_open_file(fd, name, sizeof name) ? name : std::string();
 }
 
-// Every part writes as a mapout::ostream would, part 0 into the file, the others into memory: a
-// memfd is tmpfs, where the buffer beats the mapping's faults (docs/decisions.md, "where a part's
-// bytes wait"). Replacing and syncing wait for the join.
+// Every part in place writes as a mapout::ostream would; a part in memory stores into its memory
+// (docs/decisions.md, "where a part's bytes wait"). Replacing and syncing wait for the join.
 options part_options(options opts) {
   opts.atomic = false;
   opts.write_if_changed = false;
@@ -68,9 +67,9 @@ struct part_slot {
   std::uint64_t origin = 0;
   // An in-place part's size, known once the next part in place opens after it.
   std::uint64_t placed_size = 0;
-  error_cause open_failure;   // why the part's descriptor could not be made
-  detail::descriptor memory;  // a part held in memory: the memfd its stream writes into
-  std::string stream_path;    // the name the stream's messages give instead of the output's
+  error_cause open_failure;      // why the part's descriptor or memory could not be made
+  detail::memory_region memory;  // a part held in memory: what its stream stores into
+  std::string stream_path;       // the name the stream's messages give instead of the output's
   mapout::ostream stream;
 };
 
@@ -139,7 +138,7 @@ class parallel_output::impl {
     closed_ = true;
     for (std::size_t k = 0; k < parts_; ++k) {
       if (slots_[k].stream.is_open()) slots_[k].stream.close();
-      slots_[k].memory.close();
+      slots_[k].memory.release();
     }
     session_->drop(dest_);
     session_.reset();
@@ -180,23 +179,21 @@ class parallel_output::impl {
       return;
     }
     std::uint64_t origin = 0;
-    detail::descriptor fd;
-    if (place_of(k, origin)) {
-      fd = reopen(dest_.fd.get(), slot);
-      // The file ends where the part starts, as a file of its own starts empty; the parts in
-      // memory before it leave a hole that the join fills.
-      if (fd && detail::retry_on_eintr(detail::sys().ftruncate, fd.get(),
-                                       static_cast<off_t>(origin)) != 0) {
-        slot.open_failure = detail::errno_failure("truncate");
-        fd.close();
-      }
-      if (fd && detail::sys().lseek(fd.get(), static_cast<off_t>(origin), SEEK_SET) < 0) {
-        slot.open_failure = detail::errno_failure("lseek");
-        fd.close();
-      }
-    } else {
-      slot.open_failure = detail::platform::create_memory_file(slot.memory);
-      if (!slot.open_failure) fd = reopen(slot.memory.get(), slot);
+    if (!place_of(k, origin)) {
+      open_in_memory(slot);
+      return;
+    }
+    detail::descriptor fd = reopen(dest_.fd.get(), slot);
+    // The file ends where the part starts, as a file of its own starts empty; the parts in
+    // memory before it leave a hole that the join fills.
+    if (fd && detail::retry_on_eintr(detail::sys().ftruncate, fd.get(),
+                                     static_cast<off_t>(origin)) != 0) {
+      slot.open_failure = detail::errno_failure("truncate");
+      fd.close();
+    }
+    if (fd && detail::sys().lseek(fd.get(), static_cast<off_t>(origin), SEEK_SET) < 0) {
+      slot.open_failure = detail::errno_failure("lseek");
+      fd.close();
     }
     if (!fd) {
       slot.stream.setstate(std::ios_base::failbit);
@@ -204,8 +201,21 @@ class parallel_output::impl {
     }
     detail::part_access::open(slot.stream, slot.stream_path, fd, static_cast<std::int64_t>(origin),
                               part_options(opts_), slot.closed);
-    slot.in_place = !slot.memory && slot.stream.is_open();
+    slot.in_place = slot.stream.is_open();
     slot.origin = origin;
+  }
+
+  // A part that runs ahead of its place: its stream stores into memory of its own, and its
+  // messages name the output.
+  void open_in_memory(part_slot& slot) {
+    slot.open_failure = slot.memory.reserve();
+    if (slot.open_failure) {
+      slot.stream.setstate(std::ios_base::failbit);
+      return;
+    }
+    slot.stream_path = detail::platform::path_shown(path_);
+    detail::part_access::open_in_memory(slot.stream, slot.stream_path, slot.memory,
+                                        part_options(opts_), slot.closed);
   }
 
   // Whether part k's place in the file is known: every part before it is closed. `origin` is
@@ -217,14 +227,14 @@ class parallel_output::impl {
     for (std::size_t j = k; j-- > 0;) {
       part_slot& before = slots_[j];
       if (!before.closed.load(std::memory_order_acquire)) return false;
-      struct stat st;
       if (!before.in_place) {
-        if (!before.memory || detail::sys().fstat(before.memory.get(), &st) != 0) return false;
-        held += static_cast<std::uint64_t>(st.st_size);
+        if (!before.memory) return false;
+        held += before.memory.size();
         continue;
       }
       // A part in place opened after every part before it had closed: the parts before j are
       // placed already.
+      struct stat st;
       if (detail::sys().fstat(dest_.fd.get(), &st) != 0) return false;
       const auto end = static_cast<std::uint64_t>(st.st_size);
       before.placed_size = end - before.origin;
@@ -290,8 +300,8 @@ class parallel_output::impl {
     return {};
   }
 
-  // Every part's size once all are closed, failed or not: a part in memory is its memfd's, one in
-  // place ends where the next one in place found the file's end, or where the file ends now.
+  // Every part's size once all are closed, failed or not: a part in memory is what it stored, one
+  // in place ends where the next one in place found the file's end, or where the file ends now.
   report measure(std::vector<std::uint64_t>& sizes) {
     if (!dest_.fd) return {};
     struct stat st;
@@ -302,10 +312,7 @@ class parallel_output::impl {
         sizes[k] = slot.placed_size;
         last_in_place = &slot;
       } else if (slot.memory) {
-        if (detail::sys().fstat(slot.memory.get(), &st) != 0) {
-          return report_of(detail::errno_failure("fstat"), path_);
-        }
-        sizes[k] = static_cast<std::uint64_t>(st.st_size);
+        sizes[k] = slot.memory.size();
       }
     }
     if (!last_in_place) return {};
@@ -325,13 +332,16 @@ class parallel_output::impl {
     std::uint64_t offset = 0;
     for (std::size_t k = 0; k < parts_; ++k) {
       if (slots_[k].memory && sizes[k] > 0) {
-        copies.push_back({slots_[k].memory.get(), sizes[k], offset});
+        copies.push_back({slots_[k].memory.data(), sizes[k], offset});
       }
       offset += sizes[k];
     }
     const unsigned threads = std::max(std::thread::hardware_concurrency(), 1u);
-    const error_cause why = detail::copy_into_place(dest_.fd.get(), copies, threads);
-    for (std::size_t k = 0; k < parts_; ++k) slots_[k].memory.close();
+    error_cause why = detail::copy_into_place(dest_.fd.get(), copies, threads);
+    for (std::size_t k = 0; k < parts_; ++k) {
+      const error_cause released = slots_[k].memory.release();
+      if (!why) why = released;
+    }
     if (why) return report_of(why, path_);
     return compare(offset);
   }

@@ -1,5 +1,6 @@
-// A part of a parallel output as a stream: a mapout::ostream over a descriptor of its own, whose
-// positions count from where the part starts and whose close() is seen by the other threads.
+// A part of a parallel output as a stream: a mapout::ostream over a descriptor of its own or over
+// memory of its own, whose positions count from where the part starts and whose close() is seen
+// by the other threads.
 #pragma once
 
 #include <atomic>
@@ -8,6 +9,7 @@
 
 #include "mapout/options.hpp"
 #include "mapout/ostream.hpp"
+#include "memory_backend.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -19,6 +21,10 @@ struct part_access {
   // failed open leaves the stream with failbit and its error(), as ostream::open does.
   static void open(mapout::ostream& stream, const std::filesystem::path& name, descriptor& fd,
                    std::int64_t origin, const options& opts, std::atomic<bool>& closed);
+  // Opens `stream` over `memory`, reserved, which keeps the bytes after the stream's close().
+  // Messages name `name`; the rest as open().
+  static void open_in_memory(mapout::ostream& stream, const std::filesystem::path& name,
+                             memory_region& memory, const options& opts, std::atomic<bool>& closed);
 };
 
 }  // namespace mapout::detail

@@ -30,6 +30,7 @@ struct system_calls : platform::own_calls {
   void* (*mmap)(void* addr, std::size_t length, int prot, int flags, int fd, off_t offset);
   int (*munmap)(void* addr, std::size_t length);
   int (*madvise)(void* addr, std::size_t length, int advice);
+  int (*mprotect)(void* addr, std::size_t length, int prot);
   // Not POSIX, but macOS's and the BSDs' too (there with a char vector).
   int (*mincore)(void* addr, std::size_t length, unsigned char* resident);
   ssize_t (*write)(int fd, const void* data, std::size_t size);

@@ -62,6 +62,16 @@ class Platform : public testing::Test {
   std::vector<descriptor> files_;
 };
 
+// Growing memory given back when the test ends, even when an assertion ends it early: a
+// reservation left behind would count against a later test's address-space limit.
+struct owned_memory {
+  platform::growing_memory memory;
+  owned_memory() = default;
+  owned_memory(const owned_memory&) = delete;
+  owned_memory& operator=(const owned_memory&) = delete;
+  ~owned_memory() { platform::release_memory(memory); }
+};
+
 TEST_F(Platform, ReserveGrowsTheFile) {
   const int fd = file();
   EXPECT_FALSE(platform::reserve(fd, 0, 12345));
@@ -164,13 +174,59 @@ TEST_F(Platform, NameOfOpenFileOpensTheSameFile) {
   EXPECT_FALSE(platform::name_of_open_file(fd, tiny, sizeof tiny));
 }
 
-TEST_F(Platform, MemoryFileHoldsBytes) {
-  descriptor memory;
-  ASSERT_FALSE(platform::create_memory_file(memory));
-  ASSERT_EQ(::pwrite(memory.get(), "part", 4, 0), 4);
-  char back[4];
-  ASSERT_EQ(::pread(memory.get(), back, 4, 0), 4);
-  EXPECT_EQ(std::string(back, 4), "part");
+// Past its first reservation the memory grows by mremap(2): the bytes stay, wherever it moves.
+TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
+  ASSERT_FALSE(platform::reserve_memory(memory));
+  ASSERT_EQ(memory.usable, 0u);
+  ASSERT_FALSE(platform::commit_memory(memory, 100));
+  ASSERT_GE(memory.usable, 100u);
+  std::memcpy(memory.base, "part", 4);
+  const std::size_t reserved = memory.reserved;
+  ASSERT_FALSE(platform::commit_memory(memory, reserved + 1));
+  EXPECT_GT(memory.reserved, reserved);
+  EXPECT_GE(memory.usable, reserved + 1);
+  EXPECT_EQ(std::string(memory.base, 4), "part");
+  EXPECT_EQ(memory.base[reserved], 0);
+  memory.base[reserved] = 'x';
+  EXPECT_FALSE(platform::release_memory(memory));
+  EXPECT_EQ(memory.base, nullptr);
+}
+
+// Under an address-space limit the reservation is what the system gives, and mremap(2) grows it.
+TEST_F(Platform, GrowingMemoryReservesLessWhereTheSystemGivesLess) {
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
+  {
+    mapout::test::system_call_override<&system_calls::mmap> limited(
+        [](void* address, std::size_t length, int prot, int flags, int fd, off_t offset) {
+          if (length > (std::size_t{64} << 20)) return errno = ENOMEM, MAP_FAILED;
+          return mapout::detail::real_system_calls().mmap(address, length, prot, flags, fd, offset);
+        });
+    ASSERT_FALSE(platform::reserve_memory(memory));
+  }
+  EXPECT_EQ(memory.reserved, std::size_t{64} << 20);
+  ASSERT_FALSE(platform::commit_memory(memory, 4));
+  std::memcpy(memory.base, "part", 4);
+  ASSERT_FALSE(platform::commit_memory(memory, std::size_t{65} << 20));
+  EXPECT_EQ(std::string(memory.base, 4), "part");
+  EXPECT_FALSE(platform::release_memory(memory));
+}
+
+TEST_F(Platform, FailedCommitLeavesTheMemoryAsItWas) {
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
+  ASSERT_FALSE(platform::reserve_memory(memory));
+  {
+    mapout::test::system_call_override<&system_calls::mprotect> none(
+        [](void*, std::size_t, int) { return errno = ENOMEM, -1; });
+    const error_cause why = platform::commit_memory(memory, 4096);
+    EXPECT_EQ(why.error, ENOMEM);
+    EXPECT_STREQ(why.operation, "commit memory");
+  }
+  EXPECT_EQ(memory.usable, 0u);
+  EXPECT_FALSE(platform::release_memory(memory));
 }
 
 TEST_F(Platform, FileSystemKindByType) {

@@ -41,6 +41,16 @@ class PortablePlatform : public testing::Test {
 };
 
 // A plain resize would leave a hole: the blocks are there, so a full disk fails here.
+// Growing memory given back when the test ends, even when an assertion ends it early: a
+// reservation left behind would count against a later test's address-space limit.
+struct owned_memory {
+  platform::growing_memory memory;
+  owned_memory() = default;
+  owned_memory(const owned_memory&) = delete;
+  owned_memory& operator=(const owned_memory&) = delete;
+  ~owned_memory() { platform::release_memory(memory); }
+};
+
 TEST_F(PortablePlatform, ReserveAllocatesTheBlocksWithPosixFallocate) {
   const int fd = file();
   constexpr off_t length = 1 << 20;
@@ -71,28 +81,19 @@ TEST_F(PortablePlatform, ReserveRefusedByTheFileSystemIsNotSupported) {
   EXPECT_EQ(platform::reserve(fd, 0, 4096).error, ENOSPC);
 }
 
-// The part's file is unlinked at once: nothing is left in the temporary directory, even if the
-// process dies.
-TEST_F(PortablePlatform, MemoryFileHasNoNameAndKeepsItsBytes) {
-  const char* saved = std::getenv("TMPDIR");
-  const std::string previous = saved != nullptr ? saved : "";
-  ASSERT_EQ(::setenv("TMPDIR", dir_.path().c_str(), 1), 0);
-  descriptor memory;
-  const error_cause why = platform::create_memory_file(memory);
-  if (saved != nullptr) {
-    ::setenv("TMPDIR", previous.c_str(), 1);
-  } else {
-    ::unsetenv("TMPDIR");
-  }
-  ASSERT_FALSE(why) << std::strerror(why.error);
-  struct stat st;
-  ASSERT_EQ(::fstat(memory.get(), &st), 0);
-  EXPECT_EQ(st.st_nlink, 0u);
-  EXPECT_TRUE(std::filesystem::is_empty(dir_.path()));
-  ASSERT_EQ(::pwrite(memory.get(), "part", 4, 8192), 4);
-  char back[4] = {};
-  ASSERT_EQ(::pread(memory.get(), back, 4, 8192), 4);
-  EXPECT_EQ(std::string(back, 4), "part");
+// POSIX moves no mapping: a part's memory is its reservation, and a size past it fails.
+TEST_F(PortablePlatform, GrowingMemoryStopsAtItsReservation) {
+  owned_memory owned;
+  platform::growing_memory& memory = owned.memory;
+  ASSERT_FALSE(platform::reserve_memory(memory));
+  ASSERT_FALSE(platform::commit_memory(memory, 8192 + 4));
+  std::memcpy(memory.base + 8192, "part", 4);
+  ASSERT_FALSE(platform::commit_memory(memory, 1 << 20));
+  EXPECT_EQ(std::string(memory.base + 8192, 4), "part");
+  const error_cause why = platform::commit_memory(memory, memory.reserved + 1);
+  EXPECT_EQ(why.error, ENOMEM);
+  EXPECT_STREQ(why.operation, "commit memory");
+  EXPECT_FALSE(platform::release_memory(memory));
 }
 
 TEST_F(PortablePlatform, NewFileModeIsTheUmasksAndLeavesItAsItWas) {

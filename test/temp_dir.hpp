@@ -7,6 +7,7 @@
 #ifdef _WIN32
 #include <direct.h>
 #include <io.h>
+#include <windows.h>
 #endif
 
 #include <algorithm>
@@ -93,6 +94,35 @@ inline struct stat stat_of(const std::filesystem::path& path) {
   EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
 #endif
   return st;
+}
+
+// Which file the path names: its device and inode, or on Windows, whose struct stat has no inode
+// numbers, its volume's serial number and the file's index.
+struct file_identity {
+  unsigned long long device = 0;
+  unsigned long long index = 0;
+  bool operator==(const file_identity& other) const {
+    return device == other.device && index == other.index;
+  }
+  bool operator!=(const file_identity& other) const { return !(*this == other); }
+};
+
+inline file_identity identity_of(const std::filesystem::path& path) {
+#ifdef _WIN32
+  const HANDLE file = CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES,
+                                  FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                  OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  BY_HANDLE_FILE_INFORMATION info = {};
+  EXPECT_NE(file, INVALID_HANDLE_VALUE) << path;
+  if (file == INVALID_HANDLE_VALUE) return {};
+  EXPECT_TRUE(GetFileInformationByHandle(file, &info)) << path;
+  CloseHandle(file);
+  return {info.dwVolumeSerialNumber,
+          static_cast<unsigned long long>(info.nFileIndexHigh) << 32 | info.nFileIndexLow};
+#else
+  const struct stat st = stat_of(path);
+  return {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+#endif
 }
 
 // The names in `dir`, sorted: a temporary left behind shows up here.

@@ -1,6 +1,6 @@
-// Linux's answers: fallocate, O_TMPFILE and linkat, O_PATH, memfd_create, statfs's magic numbers,
-// MADV_POPULATE_WRITE, open file description locks, user extended attributes, and /proc for what
-// the kernel tells there.
+// Linux's answers: fallocate, O_TMPFILE and linkat, O_PATH, statfs's magic numbers,
+// MADV_POPULATE_WRITE, memory grown by mremap with huge pages, open file description locks, user
+// extended attributes, and /proc for what the kernel tells there.
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -10,8 +10,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <limits>
 
 #include "platform.hpp"
 
@@ -31,6 +33,10 @@ constexpr long remote_file_systems[] = {
 
 // What x86-64 gives a process's user space: 128 TiB.
 constexpr std::uint64_t user_address_space = std::uint64_t{1} << 47;
+
+// Growing memory's first reservation: little of the address space, which mremap(2) grows past.
+constexpr std::size_t memory_reservation = std::size_t{1} << 30;
+constexpr std::size_t least_reservation = std::size_t{1} << 24;
 
 short type_of(lock_kind kind) noexcept {
   switch (kind) {
@@ -69,7 +75,9 @@ void add_system_calls(system_calls& calls) noexcept {
   calls.fstatfs = ::fstatfs;
   calls.fallocate = ::fallocate;
   calls.mincore = ::mincore;
-  calls.memfd_create = ::memfd_create;
+  calls.mremap = [](void* address, std::size_t length, std::size_t new_length, int flags) {
+    return ::mremap(address, length, new_length, flags);
+  };
 }
 
 error_cause reserve(int fd, std::uint64_t offset, std::uint64_t length) noexcept {
@@ -109,11 +117,6 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return length > 0 && static_cast<std::size_t>(length) < size;
 }
 
-error_cause create_memory_file(descriptor& file) noexcept {
-  file = descriptor(sys().memfd_create("mapout part", MFD_CLOEXEC));
-  return file ? error_cause{} : errno_failure("memfd_create");
-}
-
 file_system_kind file_system_of(int fd) noexcept {
   struct statfs fs;
   if (retry_on_eintr(sys().fstatfs, fd, &fs) != 0) return file_system_kind::unknown;
@@ -133,6 +136,61 @@ bool is_mapping_fault(int code) noexcept {
 
 bool populate_for_writing(void* begin, std::size_t length) noexcept {
   return retry_on_eintr(sys().madvise, begin, length, MADV_POPULATE_WRITE) == 0;
+}
+
+error_cause reserve_memory(growing_memory& memory) noexcept {
+  std::size_t size = memory_reservation;
+  void* base = MAP_FAILED;
+  // Under an address-space limit (RLIMIT_AS), less: mremap grows it as the part needs.
+  for (;; size /= 2) {
+    base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base != MAP_FAILED) break;
+    if (errno != ENOMEM || size / 2 < least_reservation) return errno_failure("reserve memory");
+  }
+  // Huge pages where transparent huge pages are "madvise": a fault per 2 MiB instead of per page.
+  // A hint: a kernel without them refuses it (EINVAL), and the memory works as well without.
+  if (sys().madvise(base, size, MADV_HUGEPAGE) != 0 && errno != EINVAL) {
+    const error_cause why = errno_failure("madvise");
+    sys().munmap(base, size);
+    return why;
+  }
+  memory = {static_cast<char*>(base), 0, size};
+  return {};
+}
+
+error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept {
+  if (size <= memory.usable) return {};
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (size > std::numeric_limits<std::size_t>::max() / 2) return {ENOMEM, "commit memory"};
+  const std::size_t wanted = (size + page - 1) / page * page;
+  if (wanted <= memory.reserved) {
+    if (sys().mprotect(memory.base + memory.usable, wanted - memory.usable,
+                       PROT_READ | PROT_WRITE) != 0) {
+      return errno_failure("commit memory");
+    }
+    memory.usable = wanted;
+    return {};
+  }
+  // Past the reservation: all of it usable, one mapping then, which mremap(2) grows where it is
+  // or moves whole, its pages and not their bytes.
+  if (memory.usable < memory.reserved &&
+      sys().mprotect(memory.base + memory.usable, memory.reserved - memory.usable,
+                     PROT_READ | PROT_WRITE) != 0) {
+    return errno_failure("commit memory");
+  }
+  memory.usable = memory.reserved;
+  const std::size_t grown = std::max(wanted, memory.reserved * 2);
+  void* const moved = sys().mremap(memory.base, memory.reserved, grown, MREMAP_MAYMOVE);
+  if (moved == MAP_FAILED) return errno_failure("grow memory");
+  memory = {static_cast<char*>(moved), grown, grown};
+  return {};
+}
+
+error_cause release_memory(growing_memory& memory) noexcept {
+  if (memory.base == nullptr) return {};
+  const int unmapped = sys().munmap(memory.base, memory.reserved);
+  memory = {};
+  return unmapped == 0 ? error_cause{} : errno_failure("munmap");
 }
 
 std::uint64_t free_address_space() noexcept {

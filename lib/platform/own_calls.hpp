@@ -14,10 +14,14 @@ namespace mapout::detail::platform {
 
 struct own_calls {
   // Linux's: the file system's magic number, reserving blocks (Windows' too, as mode 0), and
-  // files in memory.
+  // growing memory by moving its pages.
   int (*fstatfs)(int fd, struct statfs* st);
   int (*fallocate)(int fd, int mode, off_t offset, off_t length);
-  int (*memfd_create)(const char* name, unsigned int flags);
+  void* (*mremap)(void* address, std::size_t length, std::size_t new_length, int flags);
+  // Windows': VirtualAlloc and VirtualFree, null with errno set on failure, or 0 and -1.
+  void* (*virtual_alloc)(void* address, std::size_t size, unsigned long type,
+                         unsigned long protection);
+  int (*virtual_free)(void* address, std::size_t size, unsigned long type);
   // The portable build's, where the system has it: reserving blocks. Returns the error, not -1.
   int (*posix_fallocate)(int fd, off_t offset, off_t length);
 };

@@ -58,9 +58,6 @@ bool same_version(const struct stat& now, const struct stat& then) noexcept;
 // system has none.
 bool name_of_open_file(int fd, char* path, std::size_t size) noexcept;
 
-// A new file in memory, open for reading and writing, with no name in any directory.
-error_cause create_memory_file(descriptor& file) noexcept;
-
 // ---- the C library, whose stdio and std::filebuf mapout answers as ----
 
 // Where "a" (app) starts: at the file's end, where glibc's fopen seeks, or where the open leaves
@@ -110,6 +107,22 @@ enum class file_system_kind {
 file_system_kind file_system_of(int fd) noexcept;
 
 // ---- memory ----
+
+// Private memory of the process's own that grows in place, zero-filled: address space reserved
+// at once, its pages made usable from its start as they are needed, never copied to grow.
+struct growing_memory {
+  char* base = nullptr;      // null until reserved
+  std::size_t usable = 0;    // [base, base + usable) takes stores
+  std::size_t reserved = 0;  // the address space held from base
+};
+// Reserves the address space, none of it usable yet.
+error_cause reserve_memory(growing_memory& memory) noexcept;
+// Makes at least `size` bytes from base usable. Where the system moves pages without copying
+// their bytes (Linux), the memory grows past its reservation and base may move; elsewhere a size
+// past the reservation fails with ENOMEM.
+error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept;
+// Gives the address space back, usable or not; `memory` is empty after, even when it fails.
+error_cause release_memory(growing_memory& memory) noexcept;
 
 // Faults in [begin, begin + length) of a shared writable mapping, zero-filled or read, as stores
 // would; false with errno set where the pages cannot be had or the system populates nothing

@@ -7,10 +7,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
+#include <cstdint>
 #include <limits>
 
 #include "platform.hpp"
@@ -26,15 +25,11 @@ auto mincore_of(int (*)(Address, std::size_t, Vector*)) noexcept {
   };
 }
 
-// A name no other part takes: the process, and a count of this process's parts.
-bool memory_file_name(char* path, std::size_t size) noexcept {
-  static std::atomic<unsigned long> made{0};
-  const char* directory = std::getenv("TMPDIR");
-  if (directory == nullptr || *directory == '\0') directory = "/tmp";
-  const int length = std::snprintf(path, size, "%s/mapout-part-%ld-%lu", directory,
-                                   static_cast<long>(::getpid()), made.fetch_add(1));
-  return length > 0 && static_cast<std::size_t>(length) < size;
-}
+// Growing memory's reservation: a 64-bit process has address space for many parts this large;
+// where the system gives less, as much as it gives, down to the least worth holding.
+constexpr std::size_t memory_reservation =
+    sizeof(void*) >= 8 ? static_cast<std::size_t>(std::uint64_t{1} << 36) : std::size_t{1} << 28;
+constexpr std::size_t least_reservation = std::size_t{1} << 24;
 
 }  // namespace
 
@@ -84,20 +79,38 @@ bool name_of_open_file(int, char*, std::size_t) noexcept {
   return false;
 }
 
-// An unlinked temporary file: POSIX's shm_open objects take no write(2) on macOS.
-error_cause create_memory_file(descriptor& file) noexcept {
-  char path[4096];
-  for (;;) {
-    if (!memory_file_name(path, sizeof path)) return {ENAMETOOLONG, "open temporary"};
-    file = descriptor(
-        retry_on_eintr(sys().open, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t{0600}));
-    if (file) break;
-    if (errno != EEXIST) return errno_failure("open temporary");
+error_cause reserve_memory(growing_memory& memory) noexcept {
+  for (std::size_t size = memory_reservation;; size /= 2) {
+    void* const base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANON, -1, 0);
+    if (base != MAP_FAILED) {
+      memory = {static_cast<char*>(base), 0, size};
+      return {};
+    }
+    if (errno != ENOMEM || size / 2 < least_reservation) return errno_failure("reserve memory");
   }
-  if (sys().unlinkat(AT_FDCWD, path, 0) == 0) return {};
-  const error_cause why = errno_failure("unlink temporary");
-  file = descriptor();
-  return why;
+}
+
+// POSIX moves no mapping: the reservation is all the memory there is.
+error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept {
+  if (size <= memory.usable) return {};
+  if (size > memory.reserved) {
+    return {ENOMEM, "commit memory", "a part held in memory outgrew the address space reserved"};
+  }
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t wanted = std::min(memory.reserved, (size + page - 1) / page * page);
+  if (sys().mprotect(memory.base + memory.usable, wanted - memory.usable, PROT_READ | PROT_WRITE) !=
+      0) {
+    return errno_failure("commit memory");
+  }
+  memory.usable = wanted;
+  return {};
+}
+
+error_cause release_memory(growing_memory& memory) noexcept {
+  if (memory.base == nullptr) return {};
+  const int unmapped = sys().munmap(memory.base, memory.reserved);
+  memory = {};
+  return unmapped == 0 ? error_cause{} : errno_failure("munmap");
 }
 
 // POSIX's statvfs tells no file system's kind, nor whether it is remote.

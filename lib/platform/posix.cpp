@@ -25,6 +25,7 @@ void add_posix_calls(system_calls& calls) noexcept {
   calls.mmap = ::mmap;
   calls.munmap = ::munmap;
   calls.madvise = ::madvise;
+  calls.mprotect = ::mprotect;
   calls.write = ::write;
   calls.pread = ::pread;
   calls.pwrite = ::pwrite;

@@ -1,7 +1,7 @@
-// Windows' answers: reserving through the file's allocation size, named temporaries only, file
-// systems by their drive type, no populating ahead, faults in views as a vectored exception
-// handler sees them, no range locks, no extended attributes, and no symbolic-link or
-// sticky-directory rules to apply.
+// Windows' answers: reserving through the file's allocation size, named temporaries only, memory
+// reserved and committed by VirtualAlloc, file systems by their drive type, no populating ahead,
+// faults in views as a vectored exception handler sees them, no range locks, no extended
+// attributes, and no symbolic-link or sticky-directory rules to apply.
 #include <fcntl.h>
 #include <io.h>
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <cwchar>
@@ -73,6 +74,12 @@ int all_resident(void*, std::size_t length, unsigned char* resident) noexcept {
   return 0;
 }
 
+// Growing memory's reservation: a 64-bit process has address space for many parts this large;
+// where the system gives less, as much as it gives, down to the least worth holding.
+constexpr std::size_t memory_reservation =
+    sizeof(void*) >= 8 ? static_cast<std::size_t>(std::uint64_t{1} << 36) : std::size_t{1} << 28;
+constexpr std::size_t least_reservation = std::size_t{1} << 24;
+
 fault_server server = nullptr;
 
 // A page of a view the file could not give: its address is the second of the exception's words.
@@ -92,6 +99,15 @@ LONG CALLBACK on_exception(EXCEPTION_POINTERS* exception) {
 void add_system_calls(system_calls& calls) noexcept {
   calls.fallocate = allocate;
   calls.mincore = all_resident;
+  calls.virtual_alloc = [](void* address, std::size_t size, unsigned long type,
+                           unsigned long protection) -> void* {
+    void* const memory = VirtualAlloc(address, size, type, protection);
+    if (memory == nullptr) windows::fail_from_last_error();
+    return memory;
+  };
+  calls.virtual_free = [](void* address, std::size_t size, unsigned long type) {
+    return VirtualFree(address, size, type) ? 0 : windows::fail_from_last_error();
+  };
 }
 
 // The generic form: lib/ finds a file's directory and name at its last '/'.
@@ -218,26 +234,38 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return true;
 }
 
-// Windows has no file in memory alone: a temporary file, deleted with its last handle, which the
-// system keeps in memory while it can.
-error_cause create_memory_file(descriptor& file) noexcept {
-  wchar_t directory[MAX_PATH];
-  wchar_t name[MAX_PATH];
-  const DWORD length = GetTempPathW(MAX_PATH, directory);
-  if (length == 0 || length >= MAX_PATH || GetTempFileNameW(directory, L"mpo", 0, name) == 0) {
-    windows::fail_from_last_error();
-    return errno_failure("create memory file");
+error_cause reserve_memory(growing_memory& memory) noexcept {
+  for (std::size_t size = memory_reservation;; size /= 2) {
+    void* const base = sys().virtual_alloc(nullptr, size, MEM_RESERVE, PAGE_NOACCESS);
+    if (base != nullptr) {
+      memory = {static_cast<char*>(base), 0, size};
+      return {};
+    }
+    if (errno != ENOMEM || size / 2 < least_reservation) return errno_failure("reserve memory");
   }
-  try {
-    const std::string path = windows::utf8_of(name, std::wcslen(name));
-    file = descriptor(sys().open(path.c_str(), O_RDWR | O_TEMPORARY, mode_t{0600}));
-  } catch (...) {
-    errno = ENOMEM;
+}
+
+// Windows moves no reservation: it is all the memory there is.
+error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept {
+  if (size <= memory.usable) return {};
+  if (size > memory.reserved) {
+    return {ENOMEM, "commit memory", "a part held in memory outgrew the address space reserved"};
   }
-  if (file) return {};
-  const error_cause why = errno_failure("create memory file");
-  DeleteFileW(name);
-  return why;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t wanted = std::min(memory.reserved, (size + page - 1) / page * page);
+  if (sys().virtual_alloc(memory.base + memory.usable, wanted - memory.usable, MEM_COMMIT,
+                          PAGE_READWRITE) == nullptr) {
+    return errno_failure("commit memory");
+  }
+  memory.usable = wanted;
+  return {};
+}
+
+error_cause release_memory(growing_memory& memory) noexcept {
+  if (memory.base == nullptr) return {};
+  const int released = sys().virtual_free(memory.base, 0, MEM_RELEASE);
+  memory = {};
+  return released == 0 ? error_cause{} : errno_failure("VirtualFree");
 }
 
 // NtQueryVolumeInformationFile's FileFsDeviceInformation: whether the volume is remote, from the

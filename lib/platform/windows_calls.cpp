@@ -376,6 +376,8 @@ void add_posix_calls(system_calls& calls) noexcept {
   calls.mmap = map;
   calls.munmap = unmap;
   calls.madvise = advise;
+  // Memory is committed by VirtualAlloc (windows.cpp), never by changing a view's protection.
+  calls.mprotect = [](void*, std::size_t, int) { return fail_with(ENOTSUP); };
   calls.write = [](int fd, const void* data, std::size_t size) -> ssize_t {
     return ::_write(fd, data, static_cast<unsigned>(std::min(size, largest_transfer)));
   };
