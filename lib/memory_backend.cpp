@@ -40,7 +40,7 @@ error_cause memory_backend::create(open_file& file, memory_region& memory,
 }
 
 void memory_backend::set_window() noexcept {
-  const platform::growing_memory& space = memory_.space_;
+  const growing_memory& space = memory_.space_;
   if (file_.error || cursor_ >= space.usable) {
     window_ = {};
     return;
@@ -56,7 +56,7 @@ void memory_backend::follow_cursor(char* put) noexcept {
 }
 
 void memory_backend::assert_invariant() const noexcept {
-  const platform::growing_memory& space = memory_.space_;
+  const growing_memory& space = memory_.space_;
   assert(memory_.stored_ <= space.usable);
   assert(window_.begin == window_.end ||
          (window_.begin == space.base + cursor_ && window_.end == space.base + space.usable));
@@ -65,13 +65,13 @@ void memory_backend::assert_invariant() const noexcept {
 
 error_cause memory_backend::make_usable(std::uint64_t end) noexcept {
   if (file_.error) return file_.error;
-  platform::growing_memory& space = memory_.space_;
+  growing_memory& space = memory_.space_;
   if (end <= space.usable) return {};
   const std::uint64_t target = usable_target(space.usable, end);
   if (target > std::numeric_limits<std::size_t>::max()) {
     return file_.fail({ENOMEM, "commit memory"});
   }
-  return file_.fail(platform::commit_memory(space, static_cast<std::size_t>(target)));
+  return file_.fail(commit_memory(space, static_cast<std::size_t>(target)));
 }
 
 seek_range memory_backend::seekable() const noexcept {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "backend.hpp"
-#include "platform/platform.hpp"
+#include "growing_memory.hpp"
 
 namespace mapout::detail {
 
@@ -21,19 +21,19 @@ class memory_region {
   ~memory_region() { release(); }
 
   // Takes the address space; nothing is usable until the stream stores.
-  error_cause reserve() noexcept { return platform::reserve_memory(space_); }
+  error_cause reserve() noexcept { return reserve_memory(space_); }
   explicit operator bool() const noexcept { return space_.base != nullptr; }
   const char* data() const noexcept { return space_.base; }
   // The bytes written, as a file's size: up to the furthest byte stored, holes zero-filled.
   std::uint64_t size() const noexcept { return stored_; }
   error_cause release() noexcept {
     stored_ = 0;
-    return platform::release_memory(space_);
+    return release_memory(space_);
   }
 
  private:
   friend class memory_backend;
-  platform::growing_memory space_;
+  growing_memory space_;
   std::uint64_t stored_ = 0;
 };
 

@@ -13,6 +13,7 @@
 
 #include "extent.hpp"
 #include "file_system_type.hpp"
+#include "growing_memory.hpp"
 #include "platform/platform.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
@@ -65,11 +66,11 @@ class Platform : public testing::Test {
 // Growing memory given back when the test ends, even when an assertion ends it early: a
 // reservation left behind would count against a later test's address-space limit.
 struct owned_memory {
-  platform::growing_memory memory;
+  mapout::detail::growing_memory memory;
   owned_memory() = default;
   owned_memory(const owned_memory&) = delete;
   owned_memory& operator=(const owned_memory&) = delete;
-  ~owned_memory() { platform::release_memory(memory); }
+  ~owned_memory() { mapout::detail::release_memory(memory); }
 };
 
 TEST_F(Platform, ReserveGrowsTheFile) {
@@ -177,56 +178,56 @@ TEST_F(Platform, NameOfOpenFileOpensTheSameFile) {
 // Past its first reservation the memory grows by mremap(2): the bytes stay, wherever it moves.
 TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
   owned_memory owned;
-  platform::growing_memory& memory = owned.memory;
-  ASSERT_FALSE(platform::reserve_memory(memory));
+  mapout::detail::growing_memory& memory = owned.memory;
+  ASSERT_FALSE(mapout::detail::reserve_memory(memory));
   ASSERT_EQ(memory.usable, 0u);
-  ASSERT_FALSE(platform::commit_memory(memory, 100));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 100));
   ASSERT_GE(memory.usable, 100u);
   std::memcpy(memory.base, "part", 4);
   const std::size_t reserved = memory.reserved;
-  ASSERT_FALSE(platform::commit_memory(memory, reserved + 1));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, reserved + 1));
   EXPECT_GT(memory.reserved, reserved);
   EXPECT_GE(memory.usable, reserved + 1);
   EXPECT_EQ(std::string(memory.base, 4), "part");
   EXPECT_EQ(memory.base[reserved], 0);
   memory.base[reserved] = 'x';
-  EXPECT_FALSE(platform::release_memory(memory));
+  EXPECT_FALSE(mapout::detail::release_memory(memory));
   EXPECT_EQ(memory.base, nullptr);
 }
 
 // Under an address-space limit the reservation is what the system gives, and mremap(2) grows it.
 TEST_F(Platform, GrowingMemoryReservesLessWhereTheSystemGivesLess) {
   owned_memory owned;
-  platform::growing_memory& memory = owned.memory;
+  mapout::detail::growing_memory& memory = owned.memory;
   {
     mapout::test::system_call_override<&system_calls::mmap> limited(
         [](void* address, std::size_t length, int prot, int flags, int fd, off_t offset) {
           if (length > (std::size_t{64} << 20)) return errno = ENOMEM, MAP_FAILED;
           return mapout::detail::real_system_calls().mmap(address, length, prot, flags, fd, offset);
         });
-    ASSERT_FALSE(platform::reserve_memory(memory));
+    ASSERT_FALSE(mapout::detail::reserve_memory(memory));
   }
   EXPECT_EQ(memory.reserved, std::size_t{64} << 20);
-  ASSERT_FALSE(platform::commit_memory(memory, 4));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 4));
   std::memcpy(memory.base, "part", 4);
-  ASSERT_FALSE(platform::commit_memory(memory, std::size_t{65} << 20));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, std::size_t{65} << 20));
   EXPECT_EQ(std::string(memory.base, 4), "part");
-  EXPECT_FALSE(platform::release_memory(memory));
+  EXPECT_FALSE(mapout::detail::release_memory(memory));
 }
 
 TEST_F(Platform, FailedCommitLeavesTheMemoryAsItWas) {
   owned_memory owned;
-  platform::growing_memory& memory = owned.memory;
-  ASSERT_FALSE(platform::reserve_memory(memory));
+  mapout::detail::growing_memory& memory = owned.memory;
+  ASSERT_FALSE(mapout::detail::reserve_memory(memory));
   {
     mapout::test::system_call_override<&system_calls::mprotect> none(
         [](void*, std::size_t, int) { return errno = ENOMEM, -1; });
-    const error_cause why = platform::commit_memory(memory, 4096);
+    const error_cause why = mapout::detail::commit_memory(memory, 4096);
     EXPECT_EQ(why.error, ENOMEM);
     EXPECT_STREQ(why.operation, "commit memory");
   }
   EXPECT_EQ(memory.usable, 0u);
-  EXPECT_FALSE(platform::release_memory(memory));
+  EXPECT_FALSE(mapout::detail::release_memory(memory));
 }
 
 TEST_F(Platform, FileSystemKindByType) {

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "growing_memory.hpp"
 #include "platform/platform.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
@@ -44,11 +45,11 @@ class PortablePlatform : public testing::Test {
 // Growing memory given back when the test ends, even when an assertion ends it early: a
 // reservation left behind would count against a later test's address-space limit.
 struct owned_memory {
-  platform::growing_memory memory;
+  mapout::detail::growing_memory memory;
   owned_memory() = default;
   owned_memory(const owned_memory&) = delete;
   owned_memory& operator=(const owned_memory&) = delete;
-  ~owned_memory() { platform::release_memory(memory); }
+  ~owned_memory() { mapout::detail::release_memory(memory); }
 };
 
 TEST_F(PortablePlatform, ReserveAllocatesTheBlocksWithPosixFallocate) {
@@ -84,16 +85,16 @@ TEST_F(PortablePlatform, ReserveRefusedByTheFileSystemIsNotSupported) {
 // POSIX moves no mapping: a part's memory is its reservation, and a size past it fails.
 TEST_F(PortablePlatform, GrowingMemoryStopsAtItsReservation) {
   owned_memory owned;
-  platform::growing_memory& memory = owned.memory;
-  ASSERT_FALSE(platform::reserve_memory(memory));
-  ASSERT_FALSE(platform::commit_memory(memory, 8192 + 4));
+  mapout::detail::growing_memory& memory = owned.memory;
+  ASSERT_FALSE(mapout::detail::reserve_memory(memory));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 8192 + 4));
   std::memcpy(memory.base + 8192, "part", 4);
-  ASSERT_FALSE(platform::commit_memory(memory, 1 << 20));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 1 << 20));
   EXPECT_EQ(std::string(memory.base + 8192, 4), "part");
-  const error_cause why = platform::commit_memory(memory, memory.reserved + 1);
+  const error_cause why = mapout::detail::commit_memory(memory, memory.reserved + 1);
   EXPECT_EQ(why.error, ENOMEM);
   EXPECT_STREQ(why.operation, "commit memory");
-  EXPECT_FALSE(platform::release_memory(memory));
+  EXPECT_FALSE(mapout::detail::release_memory(memory));
 }
 
 TEST_F(PortablePlatform, NewFileModeIsTheUmasksAndLeavesItAsItWas) {

@@ -41,7 +41,7 @@ class temp_dir {
   }
 
   const std::filesystem::path& path() const noexcept { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  std::filesystem::path operator/(const std::filesystem::path& name) const { return path_ / name; }
 
  private:
   // Replaces the pattern's XXXXXX with the name of a directory it has made.

@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <set>
 #include <string>
 #include <system_error>
@@ -24,38 +23,22 @@
 #include "mapout/ostream.hpp"
 #include "sys.hpp"
 #include "system_call_override.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class scratch_directory {
- public:
-  scratch_directory() {
-    std::random_device seed;
-    path_ = fs::temp_directory_path() / ("mapout-hostile-" + std::to_string(seed()));
-    fs::create_directories(path_);
-  }
-  scratch_directory(const scratch_directory&) = delete;
-  scratch_directory& operator=(const scratch_directory&) = delete;
-  ~scratch_directory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  fs::path operator/(const fs::path& name) const { return path_ / name; }
-  const fs::path& path() const { return path_; }
-  // The names in the directory, as Windows lists them.
-  std::set<std::wstring> names() const {
-    std::set<std::wstring> found;
-    for (const auto& entry : fs::directory_iterator(path_)) {
-      found.insert(entry.path().filename().wstring());
-    }
-    return found;
-  }
+using mapout::test::temp_dir;
 
- private:
-  fs::path path_;
-};
+// The names in a directory, as Windows lists them.
+std::set<std::wstring> names_in(const temp_dir& dir) {
+  std::set<std::wstring> found;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    found.insert(entry.path().filename().wstring());
+  }
+  return found;
+}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -123,8 +106,8 @@ bool write_through_ofstream(const fs::path& path, const std::string& bytes) {
 // and the same bytes in each file that std::ofstream's directory has (a device is not read).
 void expect_as_ofstream(const fs::path& name, const mapout::options& opts,
                         const std::string& existing = {}) {
-  scratch_directory reference;
-  scratch_directory dir;
+  temp_dir reference;
+  temp_dir dir;
   if (!existing.empty()) {
     write_file(reference / existing, "old");
     write_file(dir / existing, "old");
@@ -137,8 +120,8 @@ void expect_as_ofstream(const fs::path& name, const mapout::options& opts,
   if (!mapout_wrote) {
     EXPECT_EQ(why, "");
   }
-  EXPECT_EQ(dir.names(), reference.names());
-  for (const std::wstring& file : reference.names()) {
+  EXPECT_EQ(names_in(dir), names_in(reference));
+  for (const std::wstring& file : names_in(reference)) {
     EXPECT_EQ(read_file(dir / file), read_file(reference / file));
   }
 }
@@ -167,7 +150,7 @@ class held_file {
 TEST(WindowsHostile, TargetHeldWithoutSharingWriteOrDeleteIsRefusedAndKept) {
   for (const writer& w : every_writer()) {
     SCOPED_TRACE(w.name);
-    scratch_directory dir;
+    temp_dir dir;
     const fs::path path = dir / "held";
     write_file(path, "old");
     const held_file holder(path, FILE_SHARE_READ);
@@ -177,7 +160,7 @@ TEST(WindowsHostile, TargetHeldWithoutSharingWriteOrDeleteIsRefusedAndKept) {
     EXPECT_FALSE(write_through_mapout(path, w.opts, "new", why));
     EXPECT_EQ(why, "");
     EXPECT_EQ(read_file(path), "old");
-    EXPECT_EQ(dir.names(), std::set<std::wstring>{L"held"});
+    EXPECT_EQ(names_in(dir), std::set<std::wstring>{L"held"});
   }
 }
 
@@ -186,7 +169,7 @@ TEST(WindowsHostile, TargetHeldWithoutSharingWriteOrDeleteIsRefusedAndKept) {
 TEST(WindowsHostile, TargetHeldWithoutSharingDeleteRefusesOnlyTheReplace) {
   for (const writer& w : every_writer()) {
     SCOPED_TRACE(w.name);
-    scratch_directory dir;
+    temp_dir dir;
     const fs::path path = dir / "held";
     write_file(path, "old");
     const held_file holder(path, FILE_SHARE_READ | FILE_SHARE_WRITE);
@@ -201,7 +184,7 @@ TEST(WindowsHostile, TargetHeldWithoutSharingDeleteRefusesOnlyTheReplace) {
       EXPECT_TRUE(wrote) << why;
       EXPECT_EQ(read_file(path), "new");
     }
-    EXPECT_EQ(dir.names(), std::set<std::wstring>{L"held"});
+    EXPECT_EQ(names_in(dir), std::set<std::wstring>{L"held"});
   }
 }
 
@@ -212,9 +195,9 @@ TEST(WindowsHostile, TargetHeldWithoutSharingDeleteRefusesOnlyTheReplace) {
 TEST(WindowsHostile, ReadOnlyTargetIsWrittenOnlyWhereOfstreamWritesIt) {
   for (const writer& w : every_writer()) {
     SCOPED_TRACE(w.name);
-    scratch_directory reference;
-    scratch_directory dir;
-    for (const scratch_directory* each : {&reference, &dir}) {
+    temp_dir reference;
+    temp_dir dir;
+    for (const temp_dir* each : {&reference, &dir}) {
       write_file(*each / "read-only", "old");
       ASSERT_TRUE(
           SetFileAttributesW((*each / "read-only").wstring().c_str(), FILE_ATTRIBUTE_READONLY));
@@ -231,8 +214,8 @@ TEST(WindowsHostile, ReadOnlyTargetIsWrittenOnlyWhereOfstreamWritesIt) {
     EXPECT_EQ(read_file(dir / "read-only"), read_file(reference / "read-only"));
     EXPECT_NE(GetFileAttributesW((dir / "read-only").wstring().c_str()) & FILE_ATTRIBUTE_READONLY,
               0u);
-    EXPECT_EQ(dir.names(), reference.names());
-    for (const scratch_directory* each : {&reference, &dir}) {
+    EXPECT_EQ(names_in(dir), names_in(reference));
+    for (const temp_dir* each : {&reference, &dir}) {
       SetFileAttributesW((*each / "read-only").wstring().c_str(), FILE_ATTRIBUTE_NORMAL);
     }
   }
@@ -241,7 +224,7 @@ TEST(WindowsHostile, ReadOnlyTargetIsWrittenOnlyWhereOfstreamWritesIt) {
 TEST(WindowsHostile, DirectoryAsTheTargetIsRefusedAndKept) {
   for (const writer& w : every_writer()) {
     SCOPED_TRACE(w.name);
-    scratch_directory dir;
+    temp_dir dir;
     fs::create_directory(dir / "sub");
     write_file(dir / "sub" / "inside", "kept");
     for (const fs::path& path : {dir / "sub", fs::path((dir / "sub").wstring() + L"\\")}) {
@@ -253,7 +236,7 @@ TEST(WindowsHostile, DirectoryAsTheTargetIsRefusedAndKept) {
     }
     EXPECT_TRUE(fs::is_directory(dir / "sub"));
     EXPECT_EQ(read_file(dir / "sub" / "inside"), "kept");
-    EXPECT_EQ(dir.names(), std::set<std::wstring>{L"sub"});
+    EXPECT_EQ(names_in(dir), std::set<std::wstring>{L"sub"});
   }
 }
 
@@ -271,13 +254,13 @@ TEST(WindowsHostile, ReservedDeviceNamesBehaveAsOfstream) {
         expect_as_ofstream(name, w.opts);
         continue;
       }
-      scratch_directory dir;
+      temp_dir dir;
       mapout::ostream out(dir / name, std::ios::binary, w.opts);
       out << "x";
       out.close();
       EXPECT_EQ(named_failure(out, dir / name), "");
       EXPECT_EQ(out.rdbuf()->error(), std::errc::no_such_device);
-      EXPECT_TRUE(dir.names().empty());
+      EXPECT_TRUE(names_in(dir).empty());
     }
   }
 }
@@ -335,8 +318,8 @@ std::set<std::wstring> long_path_names(const fs::path& directory) {
 TEST(WindowsHostile, PathLongerThanMaxPathIsWrittenOrRefusedByName) {
   for (const writer& w : every_writer()) {
     SCOPED_TRACE(w.name);
-    scratch_directory reference;
-    scratch_directory dir;
+    temp_dir reference;
+    temp_dir dir;
     fs::path relative;
     for (int i = 0; i < 6; ++i) relative /= std::string(50, static_cast<char>('a' + i));
     fs::create_directories(reference / relative);
@@ -363,7 +346,7 @@ TEST(WindowsHostile, WriteIfChangedOverAFileWhoseTimesAnotherHandleChanges) {
   for (const auto strategy : {mapout::strategy::buffered, mapout::strategy::mapped}) {
     for (const std::string& bytes : {std::string("equal bytes"), std::string("other bytes")}) {
       SCOPED_TRACE(bytes);
-      scratch_directory dir;
+      temp_dir dir;
       const fs::path path = dir / "target";
       write_file(path, "equal bytes");
       mapout::options opts = with(strategy);
@@ -383,7 +366,7 @@ TEST(WindowsHostile, WriteIfChangedOverAFileWhoseTimesAnotherHandleChanges) {
       out.close();
       EXPECT_TRUE(out) << out.error_message();
       EXPECT_EQ(read_file(path), bytes);
-      EXPECT_EQ(dir.names(), std::set<std::wstring>{L"target"});
+      EXPECT_EQ(names_in(dir), std::set<std::wstring>{L"target"});
     }
   }
 }
@@ -408,7 +391,7 @@ int openat_after_taking_the_name(int directory, const char* name, int flags, mod
 
 TEST(WindowsHostile, AtomicWhoseTemporaryNameIsTakenFirstTakesAnother) {
   for (const auto strategy : {mapout::strategy::buffered, mapout::strategy::mapped}) {
-    scratch_directory dir;
+    temp_dir dir;
     const fs::path path = dir / "target";
     write_file(path, "old");
     names_taken = 0;

@@ -158,6 +158,21 @@ TEST(WindowsPlatform, AutomaticWritesTheBytesOfstreamWrites) {
   expect_same_as_ofstream(mapout::strategy::automatic, std::size_t{32} << 20);
 }
 
+// A local volume is one automatic has not measured: a stream stays in the buffer, where the
+// views lost, however long it runs.
+TEST(WindowsPlatform, AutomaticStreamsThroughTheBufferOnALocalVolume) {
+  scratch_directory dir;
+  mapout::options opts;
+  opts.strategy = mapout::strategy::automatic;
+  mapout::ostream out(dir / "stream", std::ios::binary, opts);
+  ASSERT_TRUE(out.is_open()) << out.error_message();
+  const std::string line(100, 'x');
+  for (int i = 0; i < 20000; ++i) out << line << '\n';
+  EXPECT_FALSE(out.rdbuf()->file().is_mapped());
+  out.close();
+  EXPECT_TRUE(out) << out.error_message();
+}
+
 // The C runtime's text mode would write "\r\n".
 TEST(WindowsPlatform, NewlinesAreNotTranslated) {
   scratch_directory dir;

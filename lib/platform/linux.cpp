@@ -36,7 +36,6 @@ constexpr std::uint64_t user_address_space = std::uint64_t{1} << 47;
 
 // Growing memory's first reservation: little of the address space, which mremap(2) grows past.
 constexpr std::size_t memory_reservation = std::size_t{1} << 30;
-constexpr std::size_t least_reservation = std::size_t{1} << 24;
 
 short type_of(lock_kind kind) noexcept {
   switch (kind) {
@@ -138,59 +137,31 @@ bool populate_for_writing(void* begin, std::size_t length) noexcept {
   return retry_on_eintr(sys().madvise, begin, length, MADV_POPULATE_WRITE) == 0;
 }
 
-error_cause reserve_memory(growing_memory& memory) noexcept {
-  std::size_t size = memory_reservation;
-  void* base = MAP_FAILED;
-  // Under an address-space limit (RLIMIT_AS), less: mremap grows it as the part needs.
-  for (;; size /= 2) {
-    base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base != MAP_FAILED) break;
-    if (errno != ENOMEM || size / 2 < least_reservation) return errno_failure("reserve memory");
-  }
+std::size_t largest_memory_reservation() noexcept {
+  return memory_reservation;
+}
+
+char* reserve_address_space(std::size_t size) noexcept {
+  void* const base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) return nullptr;
   // Huge pages where transparent huge pages are "madvise": a fault per 2 MiB instead of per page.
   // A hint: a kernel without them refuses it (EINVAL), and the memory works as well without.
   if (sys().madvise(base, size, MADV_HUGEPAGE) != 0 && errno != EINVAL) {
-    const error_cause why = errno_failure("madvise");
+    const int error = errno;
     sys().munmap(base, size);
-    return why;
+    errno = error;
+    return nullptr;
   }
-  memory = {static_cast<char*>(base), 0, size};
-  return {};
+  return static_cast<char*>(base);
 }
 
-error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept {
-  if (size <= memory.usable) return {};
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  if (size > std::numeric_limits<std::size_t>::max() / 2) return {ENOMEM, "commit memory"};
-  const std::size_t wanted = (size + page - 1) / page * page;
-  if (wanted <= memory.reserved) {
-    if (sys().mprotect(memory.base + memory.usable, wanted - memory.usable,
-                       PROT_READ | PROT_WRITE) != 0) {
-      return errno_failure("commit memory");
-    }
-    memory.usable = wanted;
-    return {};
-  }
-  // Past the reservation: all of it usable, one mapping then, which mremap(2) grows where it is
-  // or moves whole, its pages and not their bytes.
-  if (memory.usable < memory.reserved &&
-      sys().mprotect(memory.base + memory.usable, memory.reserved - memory.usable,
-                     PROT_READ | PROT_WRITE) != 0) {
-    return errno_failure("commit memory");
-  }
-  memory.usable = memory.reserved;
-  const std::size_t grown = std::max(wanted, memory.reserved * 2);
-  void* const moved = sys().mremap(memory.base, memory.reserved, grown, MREMAP_MAYMOVE);
-  if (moved == MAP_FAILED) return errno_failure("grow memory");
-  memory = {static_cast<char*>(moved), grown, grown};
-  return {};
+bool address_space_moves() noexcept {
+  return true;
 }
 
-error_cause release_memory(growing_memory& memory) noexcept {
-  if (memory.base == nullptr) return {};
-  const int unmapped = sys().munmap(memory.base, memory.reserved);
-  memory = {};
-  return unmapped == 0 ? error_cause{} : errno_failure("munmap");
+char* move_address_space(char* base, std::size_t size, std::size_t grown) noexcept {
+  void* const moved = sys().mremap(base, size, grown, MREMAP_MAYMOVE);
+  return moved == MAP_FAILED ? nullptr : static_cast<char*>(moved);
 }
 
 std::uint64_t free_address_space() noexcept {

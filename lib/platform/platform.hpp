@@ -108,21 +108,21 @@ file_system_kind file_system_of(int fd) noexcept;
 
 // ---- memory ----
 
-// Private memory of the process's own that grows in place, zero-filled: address space reserved
-// at once, its pages made usable from its start as they are needed, never copied to grow.
-struct growing_memory {
-  char* base = nullptr;      // null until reserved
-  std::size_t usable = 0;    // [base, base + usable) takes stores
-  std::size_t reserved = 0;  // the address space held from base
-};
-// Reserves the address space, none of it usable yet.
-error_cause reserve_memory(growing_memory& memory) noexcept;
-// Makes at least `size` bytes from base usable. Where the system moves pages without copying
-// their bytes (Linux), the memory grows past its reservation and base may move; elsewhere a size
-// past the reservation fails with ENOMEM.
-error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept;
-// Gives the address space back, usable or not; `memory` is empty after, even when it fails.
-error_cause release_memory(growing_memory& memory) noexcept;
+// The calls under growing memory (growing_memory.hpp), which decides when to make each.
+// How much address space a growing memory first asks for.
+std::size_t largest_memory_reservation() noexcept;
+// Reserves `size` bytes of private address space, none usable yet: its base, or null with errno
+// set (ENOMEM where the system gives less).
+char* reserve_address_space(std::size_t size) noexcept;
+// Makes [begin, begin + length) of a reservation take stores, zero-filled; false with errno set.
+bool make_usable(char* begin, std::size_t length) noexcept;
+// Whether a reservation, all of it usable, can grow without its bytes being copied (mremap).
+bool address_space_moves() noexcept;
+// Grows such a reservation of `size` bytes to `grown`, where it may move: the new base, or null
+// with errno set.
+char* move_address_space(char* base, std::size_t size, std::size_t grown) noexcept;
+// Gives a reservation of `size` bytes back; false with errno set.
+bool release_address_space(char* base, std::size_t size) noexcept;
 
 // Faults in [begin, begin + length) of a shared writable mapping, zero-filled or read, as stores
 // would; false with errno set where the pages cannot be had or the system populates nothing

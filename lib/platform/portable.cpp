@@ -29,7 +29,6 @@ auto mincore_of(int (*)(Address, std::size_t, Vector*)) noexcept {
 // where the system gives less, as much as it gives, down to the least worth holding.
 constexpr std::size_t memory_reservation =
     sizeof(void*) >= 8 ? static_cast<std::size_t>(std::uint64_t{1} << 36) : std::size_t{1} << 28;
-constexpr std::size_t least_reservation = std::size_t{1} << 24;
 
 }  // namespace
 
@@ -79,38 +78,23 @@ bool name_of_open_file(int, char*, std::size_t) noexcept {
   return false;
 }
 
-error_cause reserve_memory(growing_memory& memory) noexcept {
-  for (std::size_t size = memory_reservation;; size /= 2) {
-    void* const base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANON, -1, 0);
-    if (base != MAP_FAILED) {
-      memory = {static_cast<char*>(base), 0, size};
-      return {};
-    }
-    if (errno != ENOMEM || size / 2 < least_reservation) return errno_failure("reserve memory");
-  }
+std::size_t largest_memory_reservation() noexcept {
+  return memory_reservation;
+}
+
+char* reserve_address_space(std::size_t size) noexcept {
+  void* const base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANON, -1, 0);
+  return base == MAP_FAILED ? nullptr : static_cast<char*>(base);
 }
 
 // POSIX moves no mapping: the reservation is all the memory there is.
-error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept {
-  if (size <= memory.usable) return {};
-  if (size > memory.reserved) {
-    return {ENOMEM, "commit memory", "a part held in memory outgrew the address space reserved"};
-  }
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t wanted = std::min(memory.reserved, (size + page - 1) / page * page);
-  if (sys().mprotect(memory.base + memory.usable, wanted - memory.usable, PROT_READ | PROT_WRITE) !=
-      0) {
-    return errno_failure("commit memory");
-  }
-  memory.usable = wanted;
-  return {};
+bool address_space_moves() noexcept {
+  return false;
 }
 
-error_cause release_memory(growing_memory& memory) noexcept {
-  if (memory.base == nullptr) return {};
-  const int unmapped = sys().munmap(memory.base, memory.reserved);
-  memory = {};
-  return unmapped == 0 ? error_cause{} : errno_failure("munmap");
+char* move_address_space(char*, std::size_t, std::size_t) noexcept {
+  errno = ENOTSUP;
+  return nullptr;
 }
 
 // POSIX's statvfs tells no file system's kind, nor whether it is remote.

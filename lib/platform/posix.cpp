@@ -115,6 +115,14 @@ bool cuts_under_mapped_views() noexcept {
   return true;
 }
 
+bool make_usable(char* begin, std::size_t length) noexcept {
+  return sys().mprotect(begin, length, PROT_READ | PROT_WRITE) == 0;
+}
+
+bool release_address_space(char* base, std::size_t size) noexcept {
+  return sys().munmap(base, size) == 0;
+}
+
 namespace {
 
 struct file_times {

@@ -78,7 +78,6 @@ int all_resident(void*, std::size_t length, unsigned char* resident) noexcept {
 // where the system gives less, as much as it gives, down to the least worth holding.
 constexpr std::size_t memory_reservation =
     sizeof(void*) >= 8 ? static_cast<std::size_t>(std::uint64_t{1} << 36) : std::size_t{1} << 28;
-constexpr std::size_t least_reservation = std::size_t{1} << 24;
 
 fault_server server = nullptr;
 
@@ -234,38 +233,30 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return true;
 }
 
-error_cause reserve_memory(growing_memory& memory) noexcept {
-  for (std::size_t size = memory_reservation;; size /= 2) {
-    void* const base = sys().virtual_alloc(nullptr, size, MEM_RESERVE, PAGE_NOACCESS);
-    if (base != nullptr) {
-      memory = {static_cast<char*>(base), 0, size};
-      return {};
-    }
-    if (errno != ENOMEM || size / 2 < least_reservation) return errno_failure("reserve memory");
-  }
+std::size_t largest_memory_reservation() noexcept {
+  return memory_reservation;
+}
+
+char* reserve_address_space(std::size_t size) noexcept {
+  return static_cast<char*>(sys().virtual_alloc(nullptr, size, MEM_RESERVE, PAGE_NOACCESS));
+}
+
+bool make_usable(char* begin, std::size_t length) noexcept {
+  return sys().virtual_alloc(begin, length, MEM_COMMIT, PAGE_READWRITE) != nullptr;
 }
 
 // Windows moves no reservation: it is all the memory there is.
-error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept {
-  if (size <= memory.usable) return {};
-  if (size > memory.reserved) {
-    return {ENOMEM, "commit memory", "a part held in memory outgrew the address space reserved"};
-  }
-  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  const std::size_t wanted = std::min(memory.reserved, (size + page - 1) / page * page);
-  if (sys().virtual_alloc(memory.base + memory.usable, wanted - memory.usable, MEM_COMMIT,
-                          PAGE_READWRITE) == nullptr) {
-    return errno_failure("commit memory");
-  }
-  memory.usable = wanted;
-  return {};
+bool address_space_moves() noexcept {
+  return false;
 }
 
-error_cause release_memory(growing_memory& memory) noexcept {
-  if (memory.base == nullptr) return {};
-  const int released = sys().virtual_free(memory.base, 0, MEM_RELEASE);
-  memory = {};
-  return released == 0 ? error_cause{} : errno_failure("VirtualFree");
+char* move_address_space(char*, std::size_t, std::size_t) noexcept {
+  errno = ENOTSUP;
+  return nullptr;
+}
+
+bool release_address_space(char* base, std::size_t) noexcept {
+  return sys().virtual_free(base, 0, MEM_RELEASE) == 0;
 }
 
 // NtQueryVolumeInformationFile's FileFsDeviceInformation: whether the volume is remote, from the
