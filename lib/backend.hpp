@@ -4,9 +4,12 @@
 // (memory_backend.cpp).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <ios>
+#include <limits>
 
 #include "mapout/window.hpp"
 #include "sys.hpp"
@@ -25,6 +28,18 @@ struct open_file {
   }
   error_cause fail(const char* operation) noexcept { return fail(errno_failure(operation)); }
 };
+
+// The largest offset a file can have: where a seek or a write must stop, as on a file of its own.
+constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
+
+// Where a seek by `offset` from `from` lands, in `target`; false (EINVAL) where it would land
+// before the start or past the largest offset.
+inline bool seek_target(std::uint64_t from, std::int64_t offset, std::uint64_t& target) noexcept {
+  const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= from
+                                       : static_cast<std::uint64_t>(offset) > largest_offset - from;
+  target = from + static_cast<std::uint64_t>(offset);
+  return !out_of_range;
+}
 
 // What a call that may hand the file over did: `next` says whether the caller carries on, or
 // the strategy hands the file over to the mapping at the cursor current() begins with

@@ -153,11 +153,8 @@ step buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekd
                                  ? base_ + static_cast<std::uint64_t>(put - buffer_.get())
                              : filled_ == 0 ? size_
                                             : std::max(size_, base_ + filled_);
-  constexpr std::uint64_t largest = std::numeric_limits<off_t>::max();
-  const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= from
-                                       : static_cast<std::uint64_t>(offset) > largest - from;
-  if (out_of_range) return {{EINVAL, "seek"}};
-  const std::uint64_t target = from + static_cast<std::uint64_t>(offset);
+  std::uint64_t target = 0;
+  if (!seek_target(from, offset, target)) return {{EINVAL, "seek"}};
   if (!file_.error && target >= base_ && target - base_ <= filled_) {
     window_.begin = buffer_.get() + (target - base_);
     position = static_cast<std::int64_t>(target);

@@ -17,8 +17,6 @@
 namespace mapout::detail {
 namespace {
 
-constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
-
 // The mapping of all the bytes laid out stays within address space a 64-bit process has plenty
 // of; past it, or where mmap refuses, the window moves as for a stream.
 constexpr std::uint64_t largest_whole_mapping =
@@ -271,10 +269,8 @@ step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
   const std::uint64_t base = dir == std::ios_base::beg   ? 0
                              : dir == std::ios_base::cur ? cursor_
                                                          : high_water_;
-  const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= base
-                                       : static_cast<std::uint64_t>(offset) > largest_offset - base;
-  if (out_of_range) return {{EINVAL, "seek"}};
-  const std::uint64_t target = base + static_cast<std::uint64_t>(offset);
+  std::uint64_t target = 0;
+  if (!seek_target(base, offset, target)) return {{EINVAL, "seek"}};
   pages_.seek(mapping(), target);
   set_window(target);
   position = static_cast<std::int64_t>(cursor_);

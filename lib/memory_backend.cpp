@@ -18,9 +18,6 @@ constexpr std::uint64_t least_step = std::uint64_t{64} << 10;
 constexpr std::uint64_t largest_step = std::uint64_t{64} << 20;
 constexpr std::uint64_t huge_page = std::uint64_t{2} << 20;
 
-// A file offset's limit, as a seek on a file of its own has.
-constexpr std::uint64_t largest_offset = std::numeric_limits<off_t>::max();
-
 std::uint64_t usable_target(std::uint64_t usable, std::uint64_t end) noexcept {
   const std::uint64_t ahead = std::clamp(usable, least_step, largest_step);
   const std::uint64_t target = std::max(end, usable + ahead);
@@ -114,10 +111,9 @@ step memory_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
   const std::uint64_t from = dir == std::ios_base::beg   ? 0
                              : dir == std::ios_base::cur ? cursor_
                                                          : memory_.stored_;
-  const bool out_of_range = offset < 0 ? static_cast<std::uint64_t>(-(offset + 1)) >= from
-                                       : static_cast<std::uint64_t>(offset) > largest_offset - from;
-  if (out_of_range) return {{EINVAL, "seek"}};
-  cursor_ = from + static_cast<std::uint64_t>(offset);
+  std::uint64_t target = 0;
+  if (!seek_target(from, offset, target)) return {{EINVAL, "seek"}};
+  cursor_ = target;
   position = static_cast<std::int64_t>(cursor_);
   set_window();
   assert_invariant();
