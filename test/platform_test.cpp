@@ -13,7 +13,7 @@
 
 #include "extent.hpp"
 #include "file_system_type.hpp"
-#include "growing_memory.hpp"
+#include "owned_memory.hpp"
 #include "platform/platform.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
@@ -63,15 +63,7 @@ class Platform : public testing::Test {
   std::vector<descriptor> files_;
 };
 
-// Growing memory given back when the test ends, even when an assertion ends it early: a
-// reservation left behind would count against a later test's address-space limit.
-struct owned_memory {
-  mapout::detail::growing_memory memory;
-  owned_memory() = default;
-  owned_memory(const owned_memory&) = delete;
-  owned_memory& operator=(const owned_memory&) = delete;
-  ~owned_memory() { mapout::detail::release_memory(memory); }
-};
+using mapout::test::owned_memory;
 
 TEST_F(Platform, ReserveGrowsTheFile) {
   const int fd = file();

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string>
 
-#include "growing_memory.hpp"
+#include "owned_memory.hpp"
 #include "platform/platform.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
@@ -42,15 +42,7 @@ class PortablePlatform : public testing::Test {
 };
 
 // A plain resize would leave a hole: the blocks are there, so a full disk fails here.
-// Growing memory given back when the test ends, even when an assertion ends it early: a
-// reservation left behind would count against a later test's address-space limit.
-struct owned_memory {
-  mapout::detail::growing_memory memory;
-  owned_memory() = default;
-  owned_memory(const owned_memory&) = delete;
-  owned_memory& operator=(const owned_memory&) = delete;
-  ~owned_memory() { mapout::detail::release_memory(memory); }
-};
+using mapout::test::owned_memory;
 
 TEST_F(PortablePlatform, ReserveAllocatesTheBlocksWithPosixFallocate) {
   const int fd = file();

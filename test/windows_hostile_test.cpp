@@ -40,15 +40,8 @@ std::set<std::wstring> names_in(const temp_dir& dir) {
   return found;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-}
+using mapout::test::read_file;
+using mapout::test::write_file;
 
 mapout::options with(mapout::strategy strategy, bool atomic = false) {
   mapout::options opts;
