@@ -200,6 +200,12 @@ case "$mode" in
   windows)
     # Wine's own prefix, made once and quietly: its first start takes seconds and prints much.
     export WINEPREFIX=$PWD/build-windows/wine WINEDEBUG=-all WINEARCH=win64
+    # Before configuring: meson runs its sanity check through Wine, which needs the prefix.
+    if [ ! -f "$WINEPREFIX/system.reg" ]; then
+      echo "starting Wine once, its prefix in build-windows/wine/"
+      mkdir -p "$WINEPREFIX"
+      quietly wineboot --init
+    fi
     if [ "${2:-}" = perf ]; then
       configure build-windows-perf --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
         -Dperf=enabled -Dtests=disabled -Dexamples=disabled
@@ -209,11 +215,6 @@ case "$mode" in
       configure build-windows --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true \
         -Dperf=disabled -Dexamples=disabled
       build build-windows
-    fi
-    if [ ! -f "$WINEPREFIX/system.reg" ]; then
-      echo "starting Wine once, its prefix in build-windows/wine/"
-      mkdir -p "$WINEPREFIX"
-      quietly wineboot --init
     fi
     if [ "${2:-}" = perf ]; then
       mkdir -p build-windows-perf/perf

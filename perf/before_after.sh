@@ -4,6 +4,7 @@
 #   perf/before_after.sh REV ROUNDS [perf/compare arguments, without --rounds or --out]
 # e.g. perf/before_after.sh v0.3.0 5 --fs disk,tmpfs --sizes 256M --workloads tokens,lines
 # --writers mapout
+# "noise" is the widest spread of one side's rounds (slowest over fastest wall) for the row.
 # Needs ./build.sh perf run once (build/perf/compare). REV is built in build-before/, from a
 # worktree of its own there.
 set -euo pipefail
@@ -72,7 +73,7 @@ for which in ("before", "after"):
                 rows.setdefault(key, {}).setdefault(which, []).append(
                     (float(row["wall_median_s"]), cpu))
 print(f"{'fs':6} {'MiB':>5} {'workload':12} {'writer':18} {'wall before':>11} {'after':>7} "
-      f"{'ratio':>6} {'cpu before':>10} {'after':>7} {'ratio':>6}")
+      f"{'ratio':>6} {'cpu before':>10} {'after':>7} {'ratio':>6} {'noise':>6}")
 for key in sorted(rows):
     got = rows[key]
     if "before" not in got or "after" not in got:
@@ -82,6 +83,8 @@ for key in sorted(rows):
     wa = statistics.median(w for w, _ in got["after"])
     cb = statistics.median(c for _, c in got["before"])
     ca = statistics.median(c for _, c in got["after"])
+    # The run's noise for the row: the widest spread of one side's walls, slowest over fastest.
+    noise = max(max(w for w, _ in got[s]) / min(w for w, _ in got[s]) for s in got)
     print(f"{key[0]:6} {key[1]:>5} {key[2]:12} {key[3]:18} {wb:11.3f} {wa:7.3f} {wa / wb:6.3f} "
-          f"{cb:10.3f} {ca:7.3f} {ca / cb:6.3f}")
+          f"{cb:10.3f} {ca:7.3f} {ca / cb:6.3f} {noise:6.3f}")
 EOF
