@@ -198,9 +198,9 @@ case "$mode" in
     GTEST_FILTER="-$excluded" run_tests build-posix
     ;;
   windows)
-    # Wine's own prefix, made once and quietly: its first start takes seconds and prints much.
+    # Wine's own prefix, made once and quietly (its first start takes seconds and prints much),
+    # before configuring: meson's sanity check runs a program through Wine.
     export WINEPREFIX=$PWD/build-windows/wine WINEDEBUG=-all WINEARCH=win64
-    # Before configuring: meson runs its sanity check through Wine, which needs the prefix.
     if [ ! -f "$WINEPREFIX/system.reg" ]; then
       echo "starting Wine once, its prefix in build-windows/wine/"
       mkdir -p "$WINEPREFIX"

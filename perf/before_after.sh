@@ -83,7 +83,6 @@ for key in sorted(rows):
     wa = statistics.median(w for w, _ in got["after"])
     cb = statistics.median(c for _, c in got["before"])
     ca = statistics.median(c for _, c in got["after"])
-    # The run's noise for the row: the widest spread of one side's walls, slowest over fastest.
     noise = max(max(w for w, _ in got[s]) / min(w for w, _ in got[s]) for s in got)
     print(f"{key[0]:6} {key[1]:>5} {key[2]:12} {key[3]:18} {wb:11.3f} {wa:7.3f} {wa / wb:6.3f} "
           f"{cb:10.3f} {ca:7.3f} {ca / cb:6.3f} {noise:6.3f}")
