@@ -33,11 +33,12 @@ inline double best(const std::vector<double>& values) {
 // Beyond the output: the writers' buffers and whatever they reserve ahead of it.
 constexpr std::uint64_t warm_up_slack = std::uint64_t{64} << 20;
 
-// Touches and frees `output_bytes` + 64 MiB of anonymous memory before a timed run. On a virtual
-// machine, pages the guest freed go back to the host, and the first run to touch them again pays
-// a host fault per page; this takes them back outside the timed region. Throws std::system_error.
-inline void warm_up(std::uint64_t output_bytes) {
-  const std::uint64_t bytes = output_bytes + warm_up_slack;
+// Touches and frees `touched` + 64 MiB of anonymous memory before a timed run, as much as the run
+// may take fresh. On a virtual machine, pages the guest freed go back to the host, and the first
+// run to touch them again pays a host fault per page; this takes them back outside the timed
+// region. Throws std::system_error.
+inline void warm_up(std::uint64_t touched) {
+  const std::uint64_t bytes = touched + warm_up_slack;
 #ifdef _WIN32
   void* const memory = ::VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
   if (memory == nullptr) throw std::system_error(ENOMEM, std::generic_category(), "warm-up");
