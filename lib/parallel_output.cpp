@@ -184,13 +184,7 @@ class parallel_output::impl {
       return;
     }
     detail::descriptor fd = reopen(dest_.fd.get(), slot);
-    // The file ends where the part starts, as a file of its own starts empty; the parts in
-    // memory before it leave a hole that the join fills.
-    if (fd && detail::retry_on_eintr(detail::sys().ftruncate, fd.get(),
-                                     static_cast<off_t>(origin)) != 0) {
-      slot.open_failure = detail::errno_failure("truncate");
-      fd.close();
-    }
+    if (fd) extend_to(fd, origin, slot);
     if (fd && detail::sys().lseek(fd.get(), static_cast<off_t>(origin), SEEK_SET) < 0) {
       slot.open_failure = detail::errno_failure("lseek");
       fd.close();
@@ -203,6 +197,21 @@ class parallel_output::impl {
                               part_options(opts_), slot.closed);
     slot.in_place = slot.stream.is_open();
     slot.origin = origin;
+  }
+
+  // The file ends where the part starts, as a file of its own starts empty; the parts in memory
+  // before it leave a hole that the join fills. Only a file that ends short of the part is
+  // extended: ext4 writes back at close a file truncated to nothing (docs/decisions.md).
+  void extend_to(detail::descriptor& fd, std::uint64_t origin, part_slot& slot) {
+    struct stat st;
+    if (detail::sys().fstat(fd.get(), &st) != 0) {
+      slot.open_failure = detail::errno_failure("fstat");
+    } else if (static_cast<std::uint64_t>(st.st_size) != origin &&
+               detail::retry_on_eintr(detail::sys().ftruncate, fd.get(),
+                                      static_cast<off_t>(origin)) != 0) {
+      slot.open_failure = detail::errno_failure("truncate");
+    }
+    if (slot.open_failure) fd.close();
   }
 
   // A part that runs ahead of its place: its stream stores into memory of its own, and its

@@ -101,6 +101,30 @@ TEST(ParallelInPlace, PartInPlaceAfterOneInMemoryLeavesItsPlaceAndOnlyThatOneIsC
   }
 }
 
+// ext4 writes back at close a file truncated to nothing, so a part that starts where the file
+// ends must not truncate it there: part 0 of a new file, and parts handed on in order.
+TEST(ParallelInPlace, PartsStartingAtTheFilesEndNeverTruncateIt) {
+  for (const auto& which : mapout::test::strategies()) {
+    SCOPED_TRACE(which.name);
+    const temp_dir dir;
+    static int to_nothing;
+    to_nothing = 0;
+    const system_call_override<&system_calls::ftruncate> count{[](int fd, off_t length) {
+      if (length == 0) ++to_nothing;
+      return real_system_calls().ftruncate(fd, length);
+    }};
+    mapout::parallel_output out(dir / "joined", 3, which.opts);
+    out.part(0) << pattern(70000, 8);
+    out.part(0).close();
+    out.part(1) << pattern(30000, 9);
+    out.part(1).close();
+    out.part(2) << "end";
+    ASSERT_FALSE(out.close()) << out.error_message();
+    EXPECT_EQ(to_nothing, 0);
+    EXPECT_TRUE(read_file(dir / "joined") == pattern(70000, 8) + pattern(30000, 9) + "end");
+  }
+}
+
 // A part in place behaves as a file of its own: no seek before its start, its end its own, a
 // patch at its start after its end was written.
 TEST(ParallelInPlace, PartInPlaceCountsPositionsFromItsOwnStart) {
