@@ -179,12 +179,21 @@ class parallel_output::impl {
       return;
     }
     std::uint64_t origin = 0;
-    if (!place_of(k, origin)) {
+    std::uint64_t end = 0;
+    if (!place_of(k, origin, end)) {
       open_in_memory(slot);
       return;
     }
     detail::descriptor fd = reopen(dest_.fd.get(), slot);
-    if (fd) extend_to(fd, origin, slot);
+    // The file ends where the part starts, as a file of its own starts empty; the parts in
+    // memory before it leave a hole that the join fills. Only a hole changes the size: ext4
+    // writes back at close a file truncated to nothing (docs/decisions.md).
+    if (fd && origin != end &&
+        detail::retry_on_eintr(detail::sys().ftruncate, fd.get(), static_cast<off_t>(origin)) !=
+            0) {
+      slot.open_failure = detail::errno_failure("truncate");
+      fd.close();
+    }
     if (fd && detail::sys().lseek(fd.get(), static_cast<off_t>(origin), SEEK_SET) < 0) {
       slot.open_failure = detail::errno_failure("lseek");
       fd.close();
@@ -197,21 +206,6 @@ class parallel_output::impl {
                               part_options(opts_), slot.closed);
     slot.in_place = slot.stream.is_open();
     slot.origin = origin;
-  }
-
-  // The file ends where the part starts, as a file of its own starts empty; the parts in memory
-  // before it leave a hole that the join fills. Only a file that ends short of the part is
-  // extended: ext4 writes back at close a file truncated to nothing (docs/decisions.md).
-  void extend_to(detail::descriptor& fd, std::uint64_t origin, part_slot& slot) {
-    struct stat st;
-    if (detail::sys().fstat(fd.get(), &st) != 0) {
-      slot.open_failure = detail::errno_failure("fstat");
-    } else if (static_cast<std::uint64_t>(st.st_size) != origin &&
-               detail::retry_on_eintr(detail::sys().ftruncate, fd.get(),
-                                      static_cast<off_t>(origin)) != 0) {
-      slot.open_failure = detail::errno_failure("truncate");
-    }
-    if (slot.open_failure) fd.close();
   }
 
   // A part that runs ahead of its place: its stream stores into memory of its own, and its
@@ -229,9 +223,10 @@ class parallel_output::impl {
 
   // Whether part k's place in the file is known: every part before it is closed. `origin` is
   // then where it starts: the end of the last part in place before it, and of the parts in
-  // memory after that one. Parts in place open one at a time (each waits for every part before
-  // it), so nothing else writes the file meanwhile.
-  bool place_of(std::size_t k, std::uint64_t& origin) {
+  // memory after that one; `end` is where the file ends, 0 before any part in place. Parts in
+  // place open one at a time (each waits for every part before it), so nothing else writes the
+  // file meanwhile.
+  bool place_of(std::size_t k, std::uint64_t& origin, std::uint64_t& end) {
     std::uint64_t held = 0;
     for (std::size_t j = k; j-- > 0;) {
       part_slot& before = slots_[j];
@@ -245,7 +240,7 @@ class parallel_output::impl {
       // placed already.
       struct stat st;
       if (detail::sys().fstat(dest_.fd.get(), &st) != 0) return false;
-      const auto end = static_cast<std::uint64_t>(st.st_size);
+      end = static_cast<std::uint64_t>(st.st_size);
       before.placed_size = end - before.origin;
       origin = end + held;
       return true;

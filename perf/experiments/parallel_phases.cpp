@@ -7,6 +7,7 @@
 // Rounds rotate the variants, each after a warm-up of three times the output; prints medians.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
