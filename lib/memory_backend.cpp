@@ -12,16 +12,15 @@ namespace {
 
 // Memory is made usable ahead of the bytes by as much as is usable already, from 64 KiB up to
 // 64 MiB: a few calls for a part, and little committed past its end. Past 2 MiB it grows by whole
-// huge pages, so that a fault in fresh memory fills one (docs/decisions.md, "where a part's bytes
-// wait").
+// 2 MiB steps, which keep the calls few.
 constexpr std::uint64_t least_step = std::uint64_t{64} << 10;
 constexpr std::uint64_t largest_step = std::uint64_t{64} << 20;
-constexpr std::uint64_t huge_page = std::uint64_t{2} << 20;
+constexpr std::uint64_t large_granule = std::uint64_t{2} << 20;
 
 std::uint64_t usable_target(std::uint64_t usable, std::uint64_t end) noexcept {
   const std::uint64_t ahead = std::clamp(usable, least_step, largest_step);
   const std::uint64_t target = std::max(end, usable + ahead);
-  const std::uint64_t granule = usable >= huge_page ? huge_page : least_step;
+  const std::uint64_t granule = usable >= large_granule ? large_granule : least_step;
   return (target + granule - 1) / granule * granule;
 }
 

@@ -1,5 +1,5 @@
 // Linux's answers: fallocate, O_TMPFILE and linkat, O_PATH, statfs's magic numbers,
-// MADV_POPULATE_WRITE, memory grown by mremap with huge pages, open file description locks, user
+// MADV_POPULATE_WRITE, memory grown by mremap, open file description locks, user
 // extended attributes, and /proc for what the kernel tells there.
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -142,17 +142,10 @@ std::size_t largest_memory_reservation() noexcept {
 }
 
 char* reserve_address_space(std::size_t size) noexcept {
+  // Small pages: where a virtual machine hands freed memory back to its host, fresh huge pages
+  // waited on the host and a part took up to 3x as long (docs/decisions.md).
   void* const base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) return nullptr;
-  // Huge pages where transparent huge pages are "madvise": a fault per 2 MiB instead of per page.
-  // A hint: a kernel without them refuses it (EINVAL), and the memory works as well without.
-  if (sys().madvise(base, size, MADV_HUGEPAGE) != 0 && errno != EINVAL) {
-    const int error = errno;
-    sys().munmap(base, size);
-    errno = error;
-    return nullptr;
-  }
-  return static_cast<char*>(base);
+  return base == MAP_FAILED ? nullptr : static_cast<char*>(base);
 }
 
 bool address_space_moves() noexcept {
