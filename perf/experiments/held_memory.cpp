@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../stats.hpp"
+#include "size_and_rounds.hpp"
 
 namespace {
 
@@ -79,13 +80,10 @@ double copy_at(const std::string& path, const char* from, std::size_t bytes, std
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s DIR MiB [--rounds N]\n", argv[0]);
-    return 2;
-  }
-  const std::string path = std::string(argv[1]) + "/held_memory.out";
-  const std::size_t bytes = static_cast<std::size_t>(std::strtoull(argv[2], nullptr, 10)) << 20;
-  const int rounds = argc > 4 && std::strcmp(argv[3], "--rounds") == 0 ? std::atoi(argv[4]) : 5;
+  const perf::size_and_rounds args = perf::read_size_and_rounds(argc, argv, "held_memory.out");
+  const std::string& path = args.path;
+  const std::size_t bytes = static_cast<std::size_t>(args.bytes);
+  const int rounds = args.rounds;
   const std::vector<std::size_t> shifts = {0, 4, 12, 24, 64, 2048, 4095};
   char* const held = fresh_memory(bytes, false);
   std::memset(held, 'x', bytes);
@@ -100,7 +98,7 @@ int main(int argc, char** argv) {
                                           : copy_at(path, held, bytes, shifts[variant - 2]));
     }
   }
-  std::printf("%s, %zu MiB, %d rounds: median (best) ms\n", argv[1], bytes >> 20, rounds);
+  std::printf("%s, %zu MiB, %d rounds: median (best) ms\n", args.dir.c_str(), bytes >> 20, rounds);
   std::printf("tokens into fresh memory: small pages %.1f (%.1f), MADV_HUGEPAGE %.1f (%.1f)\n",
               perf::median(took[0]), perf::best(took[0]), perf::median(took[1]),
               perf::best(took[1]));

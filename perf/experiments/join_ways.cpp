@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../stats.hpp"
+#include "size_and_rounds.hpp"
 
 namespace {
 
@@ -130,13 +131,10 @@ double join_once(const std::string& path, const char* first, std::size_t size, o
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s DIR MiB [--rounds N]\n", argv[0]);
-    return 2;
-  }
-  const std::string path = std::string(argv[1]) + "/join_ways.out";
-  const std::size_t size = static_cast<std::size_t>(std::strtoull(argv[2], nullptr, 10)) << 20;
-  const int rounds = argc > 4 && std::strcmp(argv[3], "--rounds") == 0 ? std::atoi(argv[4]) : 5;
+  const perf::size_and_rounds args = perf::read_size_and_rounds(argc, argv, "join_ways.out");
+  const std::string& path = args.path;
+  const std::size_t size = static_cast<std::size_t>(args.bytes);
+  const int rounds = args.rounds;
   const std::size_t shifts[] = {12, 0};
   char* const first = fresh_memory(size + page, 'a');
 
@@ -151,7 +149,8 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("%s, %zu MiB joined, %d rounds: median (best) ms\n", argv[1], size >> 20, rounds);
+  std::printf("%s, %zu MiB joined, %d rounds: median (best) ms\n", args.dir.c_str(), size >> 20,
+              rounds);
   for (int s = 0; s < 2; ++s) {
     for (int w = 0; w < way_count; ++w) {
       std::printf("%2zu bytes past a page, %-42s %.1f (%.1f)\n", shifts[s], way_names[w],

@@ -20,6 +20,7 @@
 #include "../stats.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/parallel.hpp"
+#include "size_and_rounds.hpp"
 
 namespace {
 
@@ -95,13 +96,10 @@ double part_alone(const std::string& path, const std::vector<std::string>& token
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s DIR MiB [--rounds N]\n", argv[0]);
-    return 2;
-  }
-  const std::string path = std::string(argv[1]) + "/parallel_phases.out";
-  const std::uint64_t bytes = std::strtoull(argv[2], nullptr, 10) << 20;
-  const int rounds = argc > 4 && std::strcmp(argv[3], "--rounds") == 0 ? std::atoi(argv[4]) : 5;
+  const perf::size_and_rounds args = perf::read_size_and_rounds(argc, argv, "parallel_phases.out");
+  const std::string& path = args.path;
+  const std::uint64_t bytes = args.bytes;
+  const int rounds = args.rounds;
   const std::vector<std::string> tokens = make_tokens();
   std::uint64_t count = 0;
   for (std::uint64_t size = 0; size < bytes; ++count) size += tokens[count % tokens.size()].size();
@@ -129,7 +127,7 @@ int main(int argc, char** argv) {
       ::unlink(path.c_str());
     }
   }
-  std::printf("%s, %llu MiB, %d rounds, medians in ms\n", argv[1],
+  std::printf("%s, %llu MiB, %d rounds, medians in ms\n", args.dir.c_str(),
               static_cast<unsigned long long>(bytes >> 20), rounds);
   std::printf("two parts: part 0 closed %.1f, part 1 closed %.1f, join %.1f, in all %.1f\n",
               perf::median(part0), perf::median(part1), perf::median(join), perf::median(whole));
