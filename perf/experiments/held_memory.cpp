@@ -10,7 +10,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,15 +18,9 @@
 #include <vector>
 
 #include "../stats.hpp"
-#include "size_and_rounds.hpp"
+#include "file_experiment.hpp"
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double ms_since(clock_type::time_point start) {
-  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
-}
 
 char* fresh_memory(std::size_t bytes, bool huge) {
   void* const base =
@@ -42,14 +35,14 @@ char* fresh_memory(std::size_t bytes, bool huge) {
 
 // Tokens of 1 to 12 bytes, stored one after another as a part's stream stores them.
 double store_tokens(std::size_t bytes, bool huge) {
-  const auto start = clock_type::now();
+  const auto start = perf::clock_type::now();
   char* const base = fresh_memory(bytes, huge);
   for (std::size_t at = 0, k = 0; at + 12 <= bytes; ++k) {
     const std::size_t size = 1 + (k * 7919) % 12;
     std::memset(base + at, 'a' + static_cast<int>(k % 26), size);
     at += size;
   }
-  const double took = ms_since(start);
+  const double took = perf::ms_since(start);
   ::munmap(base, bytes);
   return took;
 }
@@ -62,7 +55,7 @@ double copy_at(const std::string& path, const char* from, std::size_t bytes, std
     std::exit(1);
   }
   constexpr std::size_t stretch = std::size_t{4} << 20;
-  const auto start = clock_type::now();
+  const auto start = perf::clock_type::now();
   for (std::size_t at = 0; at < bytes; at += stretch) {
     const std::size_t size = bytes - at < stretch ? bytes - at : stretch;
     if (::pwrite(fd, from + at, size, static_cast<off_t>(at + shift)) !=
@@ -71,7 +64,7 @@ double copy_at(const std::string& path, const char* from, std::size_t bytes, std
       std::exit(1);
     }
   }
-  const double took = ms_since(start);
+  const double took = perf::ms_since(start);
   ::close(fd);
   ::unlink(path.c_str());
   return took;
@@ -81,24 +74,23 @@ double copy_at(const std::string& path, const char* from, std::size_t bytes, std
 
 int main(int argc, char** argv) {
   const perf::size_and_rounds args = perf::read_size_and_rounds(argc, argv, "held_memory.out");
-  const std::string& path = args.path;
   const std::size_t bytes = static_cast<std::size_t>(args.bytes);
-  const int rounds = args.rounds;
   const std::vector<std::size_t> shifts = {0, 4, 12, 24, 64, 2048, 4095};
   char* const held = fresh_memory(bytes, false);
   std::memset(held, 'x', bytes);
 
   const std::size_t variants = 2 + shifts.size();
   std::vector<std::vector<double>> took(variants);
-  for (int round = 0; round < rounds; ++round) {
+  for (int round = 0; round < args.rounds; ++round) {
     for (std::size_t v = 0; v < variants; ++v) {
       const std::size_t variant = (v + static_cast<std::size_t>(round)) % variants;
       perf::warm_up(3 * bytes);
       took[variant].push_back(variant < 2 ? store_tokens(bytes, variant == 1)
-                                          : copy_at(path, held, bytes, shifts[variant - 2]));
+                                          : copy_at(args.path, held, bytes, shifts[variant - 2]));
     }
   }
-  std::printf("%s, %zu MiB, %d rounds: median (best) ms\n", args.dir.c_str(), bytes >> 20, rounds);
+  std::printf("%s, %zu MiB, %d rounds: median (best) ms\n", args.dir.c_str(), bytes >> 20,
+              args.rounds);
   std::printf("tokens into fresh memory: small pages %.1f (%.1f), MADV_HUGEPAGE %.1f (%.1f)\n",
               perf::median(took[0]), perf::best(took[0]), perf::median(took[1]),
               perf::best(took[1]));

@@ -13,28 +13,22 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../stats.hpp"
-#include "size_and_rounds.hpp"
+#include "file_experiment.hpp"
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
 constexpr std::size_t stretch = std::size_t{4} << 20;
 constexpr std::size_t page = 4096;
-
-double ms_since(clock_type::time_point start) {
-  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
-}
 
 [[noreturn]] void fail(const char* what) {
   std::perror(what);
@@ -53,7 +47,7 @@ enum class way { pwrite_one, pwrite_two, map_two, map_one, reserve_map_two };
 constexpr const char* way_names[] = {"pwrite, 1 thread", "pwrite, 2 threads",
                                      "populated mapping, 2 threads", "populated mapping, 1 thread",
                                      "fallocate + populated mapping, 2 threads"};
-constexpr int way_count = 5;
+constexpr int way_count = static_cast<int>(std::size(way_names));
 
 // The stretches of [0, size), taken in turn by `threads` threads.
 template <class Copy>
@@ -103,7 +97,7 @@ double join_once(const std::string& path, const char* first, std::size_t size, o
   if (fd < 0) fail(path.c_str());
   if (::pwrite(fd, first, static_cast<std::size_t>(place), 0) != place) fail("pwrite");
   char* const held = fresh_memory(size, 'b');
-  const auto start = clock_type::now();
+  const auto start = perf::clock_type::now();
   switch (how) {
     case way::pwrite_one:
       copy_by_pwrite(fd, held, size, place, 1);
@@ -122,7 +116,7 @@ double join_once(const std::string& path, const char* first, std::size_t size, o
       break;
   }
   ::munmap(held, size);
-  const double took = ms_since(start);
+  const double took = perf::ms_since(start);
   ::close(fd);
   ::unlink(path.c_str());
   return took;
@@ -132,25 +126,24 @@ double join_once(const std::string& path, const char* first, std::size_t size, o
 
 int main(int argc, char** argv) {
   const perf::size_and_rounds args = perf::read_size_and_rounds(argc, argv, "join_ways.out");
-  const std::string& path = args.path;
   const std::size_t size = static_cast<std::size_t>(args.bytes);
-  const int rounds = args.rounds;
   const std::size_t shifts[] = {12, 0};
   char* const first = fresh_memory(size + page, 'a');
 
   std::vector<double> took[2][way_count];
-  for (int round = 0; round < rounds; ++round) {
+  for (int round = 0; round < args.rounds; ++round) {
     for (int s = 0; s < 2; ++s) {
       for (int w = 0; w < way_count; ++w) {
         const int variant = (w + round) % way_count;
         perf::warm_up(3 * size);
-        took[s][variant].push_back(join_once(
-            path, first, size, static_cast<off_t>(size + shifts[s]), static_cast<way>(variant)));
+        took[s][variant].push_back(join_once(args.path, first, size,
+                                             static_cast<off_t>(size + shifts[s]),
+                                             static_cast<way>(variant)));
       }
     }
   }
   std::printf("%s, %zu MiB joined, %d rounds: median (best) ms\n", args.dir.c_str(), size >> 20,
-              rounds);
+              args.rounds);
   for (int s = 0; s < 2; ++s) {
     for (int w = 0; w < way_count; ++w) {
       std::printf("%2zu bytes past a page, %-42s %.1f (%.1f)\n", shifts[s], way_names[w],

@@ -1,6 +1,8 @@
-// The command line the file-output experiments share: DIR MiB [--rounds N].
+// What the file-output experiments share: their command line, DIR MiB [--rounds N], and their
+// clock.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +10,12 @@
 #include <string>
 
 namespace perf {
+
+using clock_type = std::chrono::steady_clock;
+
+inline double ms_since(clock_type::time_point start) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
 
 struct size_and_rounds {
   std::string dir;
