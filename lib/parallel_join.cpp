@@ -1,13 +1,22 @@
-// The join of a parallel output: each part held in memory is handed to pwrite(2) at its offset,
-// one stretch at a time, by whichever thread takes the stretch next.
+// The join of a parallel output: each part held in memory goes to its offset one stretch at a
+// time, taken by whichever thread is free next: stored through a shared mapping of the stretch, or
+// handed to pwrite(2).
 #include "parallel_join.hpp"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstring>
 #include <mutex>
 #include <system_error>
 #include <thread>
+
+#include "pages.hpp"
+#include "platform/platform.hpp"
+#include "sigbus_guard.hpp"
 
 namespace mapout::detail {
 namespace {
@@ -30,16 +39,44 @@ error_cause write_stretch(int to, const stretch& piece) noexcept {
   return errno != 0 ? errno_failure("write") : error_cause{ENOSPC, "write"};
 }
 
+// Stores the stretch through a mapping of its pages, populated first so that no store faults;
+// false, with nothing stored, where the pages cannot be mapped or had: the stretch is then
+// written. The guard turns a fault (the file cut by another process) into `why`.
+bool map_stretch(int to, const stretch& piece, sigbus_guard& guard, error_cause& why) noexcept {
+  const std::uint64_t base = page_floor(piece.offset);
+  const auto lead = static_cast<std::size_t>(piece.offset - base);
+  const std::size_t length = lead + piece.size;
+  void* const map =
+      sys().mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, to, static_cast<off_t>(base));
+  if (map == MAP_FAILED) return false;
+  const bool populated = platform::populate_for_writing(map, length);
+  if (populated) {
+    guard.cover(static_cast<char*>(map), length, base);
+    std::memcpy(static_cast<char*>(map) + lead, piece.data, piece.size);
+    guard.uncover();
+    why = guard.failed();
+  }
+  if (sys().munmap(map, length) != 0 && !why) why = errno_failure("unmap");
+  return populated;
+}
+
 // The stretches, taken in turn; the first failure stops every thread at its next turn.
 class stretch_queue {
  public:
-  explicit stretch_queue(std::vector<stretch> pieces) noexcept : pieces_(std::move(pieces)) {}
+  stretch_queue(std::vector<stretch> pieces, std::uint64_t end, bool maps) noexcept
+      : pieces_(std::move(pieces)), end_(end), maps_(maps) {}
 
   void work(int to) noexcept {
+    sigbus_guard guard;
+    guard.set_extent(end_);
+    const bool maps = maps_ && !guard.arm(to, false);
     for (;;) {
       const std::size_t k = next_.fetch_add(1, std::memory_order_relaxed);
       if (k >= pieces_.size() || failed_.load(std::memory_order_relaxed)) return;
-      if (error_cause why = write_stretch(to, pieces_[k])) return record(why);
+      error_cause why;
+      const bool stored = maps && map_stretch(to, pieces_[k], guard, why);
+      if (!stored && !why) why = write_stretch(to, pieces_[k]);
+      if (why) return record(why);
     }
   }
   error_cause first_failure() const noexcept { return first_; }
@@ -53,30 +90,52 @@ class stretch_queue {
   }
 
   std::vector<stretch> pieces_;
+  std::uint64_t end_;  // where the file ends once every copy is made
+  bool maps_;
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> failed_{false};
   std::mutex mutex_;
   error_cause first_;
 };
 
+// Makes the file reach `end`, with the places' blocks reserved where `how` asks: true where the
+// stretches may then be mapped. Where not, pwrite(2) finds the failure at its exact byte.
+bool ready_for_mapping(int to, const std::vector<placed_copy>& copies, std::uint64_t end,
+                       join_copy how) noexcept {
+  // With SIGBUS blocked, a fault kills the process; the threads started here inherit the mask.
+  if (how == join_copy::write || sigbus_blocked()) return false;
+  if (how == join_copy::reserve_then_map) {
+    for (const placed_copy& copy : copies) {
+      const error_cause why = platform::reserve(to, copy.offset, copy.size);
+      if (why && why.error != ENOTSUP) return false;
+    }
+  }
+  struct stat st;
+  if (sys().fstat(to, &st) != 0) return false;
+  return static_cast<std::uint64_t>(st.st_size) >= end ||
+         retry_on_eintr(sys().ftruncate, to, static_cast<off_t>(end)) == 0;
+}
+
 }  // namespace
 
-error_cause copy_into_place(int to, const std::vector<placed_copy>& copies,
-                            unsigned threads) noexcept {
+error_cause copy_into_place(int to, const std::vector<placed_copy>& copies, unsigned threads,
+                            join_copy how) noexcept {
   try {
     std::vector<stretch> pieces;
+    std::uint64_t end = 0;
     for (const placed_copy& copy : copies) {
       for (std::uint64_t at = 0; at < copy.size; at += stretch_size) {
         const std::uint64_t size = std::min(stretch_size, copy.size - at);
         pieces.push_back({copy.from + at, static_cast<std::size_t>(size), copy.offset + at});
       }
+      end = std::max(end, copy.offset + copy.size);
     }
-    stretch_queue queue(std::move(pieces));
+    if (pieces.empty()) return {};
+    stretch_queue queue(std::move(pieces), end, ready_for_mapping(to, copies, end, how));
     const std::size_t workers = std::min<std::size_t>(std::max(threads, 1u), queue.size());
-    const std::size_t helpers = workers > 0 ? workers - 1 : 0;
     std::vector<std::thread> started;
     try {
-      for (std::size_t k = 0; k < helpers; ++k) started.emplace_back([&] { queue.work(to); });
+      for (std::size_t k = 1; k < workers; ++k) started.emplace_back([&] { queue.work(to); });
     } catch (const std::system_error&) {
       // Fewer threads copy; the caller's own turn below still copies everything left.
     }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "strategy.hpp"
 #include "sys.hpp"
 
 namespace mapout::detail {
@@ -16,9 +17,10 @@ struct placed_copy {
   std::uint64_t offset = 0;
 };
 
-// Makes every copy into `to`, split into stretches that up to `threads` threads (the caller's
-// among them) take in turn; returns the first failure, after every thread has stopped.
-error_cause copy_into_place(int to, const std::vector<placed_copy>& copies,
-                            unsigned threads) noexcept;
+// Makes every copy into `to` the way `how` says, split into stretches that up to `threads`
+// threads (the caller's among them) take in turn; returns the first failure, after every thread
+// has stopped. A stretch that cannot be mapped is written instead.
+error_cause copy_into_place(int to, const std::vector<placed_copy>& copies, unsigned threads,
+                            join_copy how) noexcept;
 
 }  // namespace mapout::detail

@@ -341,7 +341,8 @@ class parallel_output::impl {
       offset += sizes[k];
     }
     const unsigned threads = std::max(std::thread::hardware_concurrency(), 1u);
-    error_cause why = detail::copy_into_place(dest_.fd.get(), copies, threads);
+    error_cause why = detail::copy_into_place(dest_.fd.get(), copies, threads,
+                                              detail::join_copy_for(dest_.fd.get(), opts_));
     for (std::size_t k = 0; k < parts_; ++k) {
       const error_cause released = slots_[k].memory.release();
       if (!why) why = released;

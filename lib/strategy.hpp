@@ -1,5 +1,6 @@
 // The strategy, decided here and nowhere else: which file systems are mapped, buffered or only
-// buffered; the backend chosen at open; and when the buffer hands the file over to a mapping.
+// buffered; the backend chosen at open; when the buffer hands the file over to a mapping; and how
+// a parallel output's join copies.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +44,16 @@ struct opening {
 // Both opens end here, with file.fd open: the backend the strategy picks for the target.
 error_cause open_backend(open_file& file, const opening& how, const options& opts,
                          std::unique_ptr<backend>& out) noexcept;
+
+// How the join of a parallel output copies a part held in memory into its place.
+enum class join_copy {
+  write,             // pwrite(2), a stretch at a time
+  map,               // stores through a shared mapping of each stretch, its pages populated first
+  reserve_then_map,  // the same, after the blocks of every place are reserved
+};
+
+// The join's copy into the file `fd`, written with `opts`.
+join_copy join_copy_for(int fd, const options& opts) noexcept;
 
 // On strategy::automatic, when the buffer hands the file over to a mapping. The buffer tells it
 // what happened; it answers whether the mapping takes over now. Each reason hands over once.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "bytes.hpp"
+#include "file_system_type.hpp"
 #include "mapout/parallel.hpp"
 #include "part_memory_calls.hpp"
 #include "strategies.hpp"
@@ -24,7 +25,8 @@ using mapout::test::read_file;
 using mapout::test::system_call_override;
 using mapout::test::temp_dir;
 
-// The memory made for parts and the bytes the join copies, while it lives.
+// The memory made for parts and the bytes the join copies, while it lives. The join writes on a
+// file system it has not measured, so that every byte it copies goes through pwrite(2).
 class copy_count {
  public:
   copy_count() { counts() = {}; }
@@ -46,6 +48,7 @@ class copy_count {
     return std::all_of(bytes, bytes + size, [](char c) { return c == '\0'; });
   }
   mapout::test::part_memory_calls memory_;
+  mapout::test::on_unmeasured_file_system writes_;
   system_call_override<&system_calls::pwrite> pwrite_{
       [](int fd, const void* data, std::size_t size, off_t offset) {
         const ssize_t wrote = real_system_calls().pwrite(fd, data, size, offset);
