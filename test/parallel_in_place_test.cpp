@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -29,13 +30,13 @@ using mapout::test::temp_dir;
 // file system it has not measured, so that every byte it copies goes through pwrite(2).
 class copy_count {
  public:
-  copy_count() { counts() = {}; }
+  copy_count() { counts().copied = 0; }
   int memories() const { return memory_.reservations(); }
   std::size_t copied() const { return counts().copied; }
 
  private:
   struct tally {
-    std::size_t copied = 0;
+    std::atomic<std::size_t> copied{0};
   };
   static tally& counts() {
     static tally counts;

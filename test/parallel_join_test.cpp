@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -55,15 +56,15 @@ void write_at(int fd, const std::string& bytes, std::uint64_t offset) {
             static_cast<ssize_t>(bytes.size()));
 }
 
-// The bytes pwrite(2) writes while it lives.
+// The bytes pwrite(2) writes while it lives, from every thread of the join.
 class written_bytes {
  public:
   written_bytes() { total() = 0; }
   std::size_t count() const { return total(); }
 
  private:
-  static std::size_t& total() {
-    static std::size_t bytes;
+  static std::atomic<std::size_t>& total() {
+    static std::atomic<std::size_t> bytes;
     return bytes;
   }
   system_call_override<&system_calls::pwrite> pwrite_{
