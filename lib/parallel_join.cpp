@@ -98,18 +98,11 @@ class stretch_queue {
   error_cause first_;
 };
 
-// Makes the file reach `end`, with the places' blocks reserved where `how` asks: true where the
-// stretches may then be mapped. Where not, pwrite(2) finds the failure at its exact byte.
-bool ready_for_mapping(int to, const std::vector<placed_copy>& copies, std::uint64_t end,
-                       join_copy how) noexcept {
+// Makes the file reach `end`: true where the stretches may then be mapped. Where not, pwrite(2)
+// finds the failure at its exact byte.
+bool ready_for_mapping(int to, std::uint64_t end, join_copy how) noexcept {
   // With SIGBUS blocked, a fault kills the process; the threads started here inherit the mask.
   if (how == join_copy::write || sigbus_blocked()) return false;
-  if (how == join_copy::reserve_then_map) {
-    for (const placed_copy& copy : copies) {
-      const error_cause why = platform::reserve(to, copy.offset, copy.size);
-      if (why && why.error != ENOTSUP) return false;
-    }
-  }
   struct stat st;
   if (sys().fstat(to, &st) != 0) return false;
   return static_cast<std::uint64_t>(st.st_size) >= end ||
@@ -131,8 +124,11 @@ error_cause copy_into_place(int to, const std::vector<placed_copy>& copies, unsi
       end = std::max(end, copy.offset + copy.size);
     }
     if (pieces.empty()) return {};
-    stretch_queue queue(std::move(pieces), end, ready_for_mapping(to, copies, end, how));
-    const std::size_t workers = std::min<std::size_t>(std::max(threads, 1u), queue.size());
+    const bool maps = ready_for_mapping(to, end, how);
+    stretch_queue queue(std::move(pieces), end, maps);
+    // Buffered writes to one file take its inode lock in turn: a second writer only waits.
+    const std::size_t workers =
+        maps ? std::min<std::size_t>(std::max(threads, 1u), queue.size()) : 1;
     std::vector<std::thread> started;
     try {
       for (std::size_t k = 1; k < workers; ++k) started.emplace_back([&] { queue.work(to); });

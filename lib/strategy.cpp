@@ -59,16 +59,10 @@ error_cause open_backend(open_file& file, const opening& how, const options& opt
 join_copy join_copy_for(int fd, const options& opts) noexcept {
   // A store through a mapping needs the guard: without it, a fault kills the process.
   if (opts.strategy == strategy::buffered || !opts.guard_faults) return join_copy::write;
-  // Two pwrite(2)s to one file queue on its lock; stores into a mapping do not. Reserving first
-  // paid on ext4 and cost on tmpfs (docs/decisions.md, "the join's copy").
-  switch (platform::file_system_of(fd)) {
-    case platform::file_system_kind::in_memory:
-      return join_copy::map;
-    case platform::file_system_kind::ext4:
-      return join_copy::reserve_then_map;
-    default:
-      return join_copy::write;  // not measured
-  }
+  // Stores into a tmpfs mapping take no inode lock, so threads copy side by side; ext4 reads
+  // (zeroes) each mapped page before the store (docs/decisions.md, "The join's way").
+  return platform::file_system_of(fd) == platform::file_system_kind::in_memory ? join_copy::map
+                                                                               : join_copy::write;
 }
 
 void hand_over(open_file& file, const options& opts, std::unique_ptr<backend>& in_use) noexcept {

@@ -12,6 +12,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,9 +43,7 @@ struct way_case {
   const char* name;
   join_copy how;
 };
-const way_case ways[] = {{"write", join_copy::write},
-                         {"map", join_copy::map},
-                         {"reserve then map", join_copy::reserve_then_map}};
+const way_case ways[] = {{"write", join_copy::write}, {"map", join_copy::map}};
 
 int open_file(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -137,21 +137,45 @@ TEST(ParallelJoin, CopiesLandBetweenTheBytesInPlace) {
   }
 }
 
-TEST(ParallelJoin, WaysThatMapWriteNothingWherePagesPopulate) {
+std::size_t threads_of_this_process() {
+  return static_cast<std::size_t>(
+      std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                    std::filesystem::directory_iterator{}));
+}
+
+// Buffered writes to one file take its lock in turn, so the caller writes every stretch alone,
+// with no thread started, however many threads it may use.
+TEST(ParallelJoin, StretchesWrittenStartNoThread) {
+  if (!std::filesystem::exists("/proc/self/task")) GTEST_SKIP() << "no /proc/self/task to count";
+  const temp_dir dir;
+  static std::atomic<std::size_t> threads_while_writing;
+  threads_while_writing = 0;
+  const system_call_override<&system_calls::pwrite> count_threads(
+      [](int fd, const void* data, std::size_t size, off_t offset) {
+        threads_while_writing = std::max(threads_while_writing.load(), threads_of_this_process());
+        return real_system_calls().pwrite(fd, data, size, offset);
+      });
+  const std::string held = pattern(9 << 20, 1);
+  const int fd = open_file(dir / "joined");
+  const std::size_t threads_before = threads_of_this_process();
+  EXPECT_FALSE(copy_into_place(fd, {{held.data(), held.size(), 5}}, 3, join_copy::write));
+  ::close(fd);
+  EXPECT_TRUE(read_file(dir / "joined") == std::string(5, '\0') + held);
+  EXPECT_EQ(threads_while_writing.load(), threads_before);
+}
+
+TEST(ParallelJoin, TheWayThatMapsWritesNothingWherePagesPopulate) {
   const temp_dir dir;
   if (!populates(dir.path())) GTEST_SKIP() << "this system populates no shared mapping ahead";
   const std::string head = pattern(4096 + 12, 1);
   const std::string held = pattern(9 << 20, 2);
-  for (const way_case& way : {ways[1], ways[2]}) {
-    SCOPED_TRACE(way.name);
-    const int fd = open_file(dir / "joined");
-    write_at(fd, head, 0);
-    const written_bytes written;
-    EXPECT_FALSE(copy_into_place(fd, {{held.data(), held.size(), head.size()}}, 2, way.how));
-    EXPECT_EQ(written.count(), 0u);
-    ::close(fd);
-    EXPECT_TRUE(read_file(dir / "joined") == head + held);
-  }
+  const int fd = open_file(dir / "joined");
+  write_at(fd, head, 0);
+  const written_bytes written;
+  EXPECT_FALSE(copy_into_place(fd, {{held.data(), held.size(), head.size()}}, 2, join_copy::map));
+  EXPECT_EQ(written.count(), 0u);
+  ::close(fd);
+  EXPECT_TRUE(read_file(dir / "joined") == head + held);
 }
 
 // Each refusal makes the way that maps write every stretch, with the same bytes in the file.
@@ -210,17 +234,14 @@ TEST(ParallelJoin, AFileCutDuringTheCopyIsAnErrorNotACrash) {
         return result;
       });
   const std::string held = pattern(1 << 20, 5);
-  for (const way_case& way : {ways[1], ways[2]}) {
-    SCOPED_TRACE(way.name);
-    cut = open_file(dir / "joined");
-    write_at(cut, "head", 0);
-    const mapout::detail::error_cause why =
-        copy_into_place(cut, {{held.data(), held.size(), 4}}, 1, way.how);
-    EXPECT_EQ(why.error, EIO);
-    ASSERT_NE(why.operation, nullptr);
-    EXPECT_EQ(std::string(why.operation), "store into a file truncated by another process");
-    ::close(cut);
-  }
+  cut = open_file(dir / "joined");
+  write_at(cut, "head", 0);
+  const mapout::detail::error_cause why =
+      copy_into_place(cut, {{held.data(), held.size(), 4}}, 1, join_copy::map);
+  EXPECT_EQ(why.error, EIO);
+  ASSERT_NE(why.operation, nullptr);
+  EXPECT_EQ(std::string(why.operation), "store into a file truncated by another process");
+  ::close(cut);
 }
 
 TEST(ParallelJoin, AFullFileSystemIsEnospcFromTheWrite) {
@@ -251,14 +272,14 @@ join_copy join_copy_on(const std::filesystem::path& dir, const mapout::options& 
   return how;
 }
 
-TEST(ParallelJoin, TheStrategyMapsOnTmpfsReservesFirstOnExt4AndElseWrites) {
+TEST(ParallelJoin, TheStrategyMapsOnTmpfsAndElseWrites) {
   using mapout::test::file_system_type;
   const temp_dir dir;
   const mapout::options plain;
   EXPECT_EQ(join_copy_on<file_system_type<mapout::test::tmpfs_magic>>(dir.path(), plain),
             join_copy::map);
   EXPECT_EQ(join_copy_on<file_system_type<mapout::test::ext4_magic>>(dir.path(), plain),
-            join_copy::reserve_then_map);
+            join_copy::write);
   EXPECT_EQ(join_copy_on<file_system_type<mapout::test::xfs_magic>>(dir.path(), plain),
             join_copy::write);
   EXPECT_EQ(join_copy_on<file_system_type<mapout::test::nfs_magic>>(dir.path(), plain),
