@@ -7,6 +7,8 @@
 #include <limits>
 #include <new>
 
+#include "platform/platform.hpp"
+
 namespace mapout::detail {
 namespace {
 
@@ -16,6 +18,9 @@ namespace {
 constexpr std::uint64_t least_step = std::uint64_t{64} << 10;
 constexpr std::uint64_t largest_step = std::uint64_t{64} << 20;
 constexpr std::uint64_t large_granule = std::uint64_t{2} << 20;
+// Pages are populated ahead of the stores 256 KiB at a time: one call per 64 pages, and what is
+// populated but not yet written stays this small (docs/decisions.md).
+constexpr std::uint64_t populate_step = std::uint64_t{256} << 10;
 
 std::uint64_t usable_target(std::uint64_t usable, std::uint64_t end) noexcept {
   const std::uint64_t ahead = std::clamp(usable, least_step, largest_step);
@@ -35,13 +40,19 @@ error_cause memory_backend::create(open_file& file, memory_region& memory,
   return {};
 }
 
+std::uint64_t memory_backend::window_limit() const noexcept {
+  const std::uint64_t usable = memory_.space_.usable;
+  return populates_ ? std::min(usable, populated_) : usable;
+}
+
 void memory_backend::set_window() noexcept {
-  const growing_memory& space = memory_.space_;
-  if (file_.error || cursor_ >= space.usable) {
+  const std::uint64_t limit = window_limit();
+  if (file_.error || cursor_ >= limit) {
     window_ = {};
     return;
   }
-  window_ = {space.base + cursor_, space.base + space.usable};
+  char* const base = memory_.space_.base;
+  window_ = {base + cursor_, base + limit};
 }
 
 void memory_backend::follow_cursor(char* put) noexcept {
@@ -54,8 +65,9 @@ void memory_backend::follow_cursor(char* put) noexcept {
 void memory_backend::assert_invariant() const noexcept {
   const growing_memory& space = memory_.space_;
   assert(memory_.stored_ <= space.usable);
+  assert(populated_ <= space.usable);
   assert(window_.begin == window_.end ||
-         (window_.begin == space.base + cursor_ && window_.end == space.base + space.usable));
+         (window_.begin == space.base + cursor_ && window_.end == space.base + window_limit()));
   (void)space;
 }
 
@@ -70,6 +82,26 @@ error_cause memory_backend::make_usable(std::uint64_t end) noexcept {
   return file_.fail(commit_memory(space, static_cast<std::size_t>(target)));
 }
 
+void memory_backend::populate_up_to(std::uint64_t end) noexcept {
+  if (!populates_ || file_.error) return;
+  // A seek past the populated pages: stores there fault as they come, as past a failure.
+  if (cursor_ > populated_) {
+    populates_ = false;
+    return;
+  }
+  const growing_memory& space = memory_.space_;
+  const std::uint64_t wanted = std::max(end, populated_ + populate_step);
+  const std::uint64_t target =
+      std::min<std::uint64_t>(space.usable, (wanted + least_step - 1) / least_step * least_step);
+  if (target <= populated_) return;
+  if (!platform::populate_for_writing(space.base + populated_,
+                                      static_cast<std::size_t>(target - populated_))) {
+    populates_ = false;
+    return;
+  }
+  populated_ = target;
+}
+
 seek_range memory_backend::seekable() const noexcept {
   if (memory_.stored_ == 0 || file_.error) return {};
   char* const base = memory_.space_.base;
@@ -78,7 +110,9 @@ seek_range memory_backend::seekable() const noexcept {
 
 step memory_backend::make_room(char* put, std::size_t wanted) noexcept {
   follow_cursor(put);
-  const error_cause why = make_usable(cursor_ + std::max<std::size_t>(wanted, 1));
+  const std::uint64_t end = cursor_ + std::max<std::size_t>(wanted, 1);
+  const error_cause why = make_usable(end);
+  if (!why) populate_up_to(end);
   set_window();
   assert_invariant();
   return {why};
@@ -89,6 +123,7 @@ step memory_backend::write(char* put, const char* data, std::size_t size) noexce
   if (size > largest_offset - cursor_) return {file_.fail({EFBIG, "write"})};
   const error_cause why = make_usable(cursor_ + size);
   if (!why) {
+    populate_up_to(cursor_ + size);
     std::memcpy(memory_.space_.base + cursor_, data, size);
     cursor_ += size;
     note_stored(cursor_);

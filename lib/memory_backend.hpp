@@ -75,13 +75,21 @@ class memory_backend final : public backend {
   void set_window() noexcept;
   // Makes the bytes up to `end` usable, and more ahead of them; a failure is the part's.
   error_cause make_usable(std::uint64_t end) noexcept;
+  // Has the pages from the populated end up to `end`, and a step past it, made in one call, so
+  // that stores do not fault them in one at a time; stops for good at a refusal or once the
+  // cursor is past the populated pages.
+  void populate_up_to(std::uint64_t end) noexcept;
+  // The end of the memory the window may reach: the populated pages' while populating.
+  std::uint64_t window_limit() const noexcept;
   void assert_invariant() const noexcept;
 
   // Invariant, between calls (assert_invariant): cursor_ is where the caller writes next;
-  // window_ begins there and ends at the usable memory's end, or is empty when the cursor is
-  // past it or the part failed; the region's stored_ is at most its usable size.
+  // window_ begins there and ends at window_limit(), or is empty when the cursor is past it or
+  // the part failed; the region's stored_ is at most its usable size, and populated_ too.
   memory_region& memory_;
   std::uint64_t cursor_ = 0;
+  std::uint64_t populated_ = 0;  // [0, populated_) populated ahead of the stores
+  bool populates_ = true;
 };
 
 }  // namespace mapout::detail
