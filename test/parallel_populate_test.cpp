@@ -134,7 +134,7 @@ TEST(ParallelPopulate, SeekPastThePopulatedPagesStopsPopulating) {
   temp_dir dir;
   const std::string before = pattern(100000, 1);
   const std::string after = pattern(std::size_t{1} << 20, 2);
-  const std::size_t far = std::size_t{8} << 20;
+  const std::size_t hole_end = std::size_t{8} << 20;
   std::size_t calls_before_seek = 0;
   {
     const populate_log log;
@@ -142,7 +142,7 @@ TEST(ParallelPopulate, SeekPastThePopulatedPagesStopsPopulating) {
     mapout::ostream& part = out.part(1);
     write_in_pieces(part, before);
     calls_before_seek = populate_calls().size();
-    part.seekp(static_cast<std::streamoff>(far));
+    part.seekp(static_cast<std::streamoff>(hole_end));
     write_in_pieces(part, after);
     ASSERT_TRUE(part) << part.rdbuf()->error_message();
     ASSERT_FALSE(out.close()) << out.error_message();
@@ -150,7 +150,7 @@ TEST(ParallelPopulate, SeekPastThePopulatedPagesStopsPopulating) {
   EXPECT_GE(calls_before_seek, 1u);
   EXPECT_EQ(populate_calls().size(), calls_before_seek);
   std::string expected = before;
-  expected.resize(far, '\0');
+  expected.resize(hole_end, '\0');
   expected += after;
   EXPECT_EQ(read_file(dir / "out"), expected);
 }
