@@ -24,6 +24,9 @@ namespace {
 // Large enough that a thread's turn costs little beside its copy, small enough that two threads
 // share a part of a few MiB.
 constexpr std::uint64_t stretch_size = std::uint64_t{4} << 20;
+// Each pwrite(2) stays below 2 MiB: a larger one has ext4 take 2 MiB folios for the page cache,
+// which on a VM came from memory its host backs at first touch (docs/decisions.md).
+constexpr std::size_t write_piece = std::size_t{1} << 20;
 
 struct stretch {
   const char* data;
@@ -32,11 +35,15 @@ struct stretch {
 };
 
 error_cause write_stretch(int to, const stretch& piece) noexcept {
-  if (write_all(to, piece.data, piece.size, static_cast<off_t>(piece.offset)) == piece.size) {
-    return {};
+  for (std::size_t at = 0; at < piece.size; at += write_piece) {
+    const std::size_t size = std::min(write_piece, piece.size - at);
+    if (write_all(to, piece.data + at, size, static_cast<off_t>(piece.offset + at)) != size) {
+      // pwrite(2) returns 0 for a regular file only where it cannot write more, as at a full
+      // disk.
+      return errno != 0 ? errno_failure("write") : error_cause{ENOSPC, "write"};
+    }
   }
-  // pwrite(2) returns 0 for a regular file only where it cannot write more, as at a full disk.
-  return errno != 0 ? errno_failure("write") : error_cause{ENOSPC, "write"};
+  return {};
 }
 
 // Stores the stretch through a mapping of its pages, populated first so that no store faults;

@@ -164,6 +164,29 @@ TEST(ParallelJoin, StretchesWrittenStartNoThread) {
   EXPECT_EQ(threads_while_writing.load(), threads_before);
 }
 
+// No pwrite(2) of the join reaches 2 MiB, the size at which ext4 takes a 2 MiB folio for the
+// page cache.
+TEST(ParallelJoin, EachWriteStaysBelowTwoMiB) {
+  const temp_dir dir;
+  static std::atomic<std::size_t> largest;
+  static std::atomic<std::size_t> calls;
+  largest = 0;
+  calls = 0;
+  const system_call_override<&system_calls::pwrite> note_sizes(
+      [](int fd, const void* data, std::size_t size, off_t offset) {
+        largest = std::max(largest.load(), size);
+        ++calls;
+        return real_system_calls().pwrite(fd, data, size, offset);
+      });
+  const std::string held = pattern((9 << 20) + 7, 3);
+  const int fd = open_file(dir / "joined");
+  EXPECT_FALSE(copy_into_place(fd, {{held.data(), held.size(), 12}}, 2, join_copy::write));
+  ::close(fd);
+  EXPECT_TRUE(read_file(dir / "joined") == std::string(12, '\0') + held);
+  EXPECT_LT(largest.load(), std::size_t{2} << 20);
+  EXPECT_GE(calls.load(), held.size() >> 20);
+}
+
 TEST(ParallelJoin, TheWayThatMapsWritesNothingWherePagesPopulate) {
   const temp_dir dir;
   if (!populates(dir.path())) GTEST_SKIP() << "this system populates no shared mapping ahead";
