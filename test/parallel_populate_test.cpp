@@ -2,63 +2,26 @@
 // stores (MADV_POPULATE_WRITE), one call per step instead of a fault per page, and writes on with
 // page faults where the kernel refuses or the part seeks past the populated pages.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "bytes.hpp"
 #include "mapout/parallel.hpp"
-#include "sys.hpp"
-#include "system_call_override.hpp"
+#include "populate_log.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
 using mapout::test::pattern;
+using mapout::test::populate_call;
+using mapout::test::populate_log;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
 constexpr std::size_t step = std::size_t{256} << 10;
-
-struct populate_call {
-  std::size_t length;
-  int result;
-};
-
-// Only the thread that writes the part populates: the log needs no lock.
-std::vector<populate_call>& populate_calls() {
-  static std::vector<populate_call> calls;
-  return calls;
-}
-
-// Notes each MADV_POPULATE_WRITE and what it returned; `refuses` fails them as a kernel older
-// than 5.14 does.
-class populate_log {
- public:
-  explicit populate_log(bool refuses = false) : madvise_(refuses ? refuse : pass_on) {
-    populate_calls().clear();
-  }
-
- private:
-  static int pass_on(void* address, std::size_t length, int advice) {
-    const int result = mapout::detail::real_system_calls().madvise(address, length, advice);
-    if (advice == MADV_POPULATE_WRITE) populate_calls().push_back({length, result});
-    return result;
-  }
-  static int refuse(void* address, std::size_t length, int advice) {
-    if (advice != MADV_POPULATE_WRITE) {
-      return mapout::detail::real_system_calls().madvise(address, length, advice);
-    }
-    populate_calls().push_back({length, -1});
-    errno = EINVAL;
-    return -1;
-  }
-  mapout::test::system_call_override<&mapout::detail::system_calls::madvise> madvise_;
-};
 
 void write_in_pieces(mapout::ostream& out, const std::string& text) {
   for (std::size_t at = 0; at < text.size(); at += 100) {
@@ -73,7 +36,8 @@ std::size_t populated(const std::vector<populate_call>& calls) {
   return sum;
 }
 
-// Part 1 runs ahead of part 0, so it is held in memory until the join.
+// Part 1 runs ahead of part 0, so it is held in memory until the join. The calls are read before
+// part 0 writes and the join copies, which populate too where they map (tmpfs).
 TEST(ParallelPopulate, HeldPartPopulatesAheadInBoundedSteps) {
   temp_dir dir;
   const std::string first = pattern(5000);
@@ -83,7 +47,7 @@ TEST(ParallelPopulate, HeldPartPopulatesAheadInBoundedSteps) {
     const populate_log log;
     mapout::parallel_output out(dir / "out", 2);
     write_in_pieces(out.part(1), second);
-    calls = populate_calls();
+    calls = populate_log::taken();
     out.part(0) << first;
     ASSERT_FALSE(out.close()) << out.error_message();
   }
@@ -103,29 +67,33 @@ TEST(ParallelPopulate, HeldPartPopulatesAheadInBoundedSteps) {
 TEST(ParallelPopulate, OneWriteLargerThanAStepIsPopulatedWhole) {
   temp_dir dir;
   const std::string second = pattern((std::size_t{3} << 20) + 5, 3);
+  std::vector<populate_call> calls;
   {
     const populate_log log;
     mapout::parallel_output out(dir / "out", 2);
     out.part(1) << 'x';
     out.part(1).write(second.data(), static_cast<std::streamsize>(second.size()));
+    calls = populate_log::taken();
     ASSERT_FALSE(out.close()) << out.error_message();
   }
-  EXPECT_GE(populated(populate_calls()), second.size() + 1);
-  EXPECT_LE(populated(populate_calls()), second.size() + 1 + step);
+  EXPECT_GE(populated(calls), second.size() + 1);
+  EXPECT_LE(populated(calls), second.size() + 1 + step);
   EXPECT_EQ(read_file(dir / "out"), "x" + second);
 }
 
 TEST(ParallelPopulate, RefusedOnceTheStoresFaultThePagesIn) {
   temp_dir dir;
   const std::string second = pattern((std::size_t{2} << 20) + 77, 5);
+  std::vector<populate_call> calls;
   {
-    const populate_log log(true);
+    const populate_log log(populate_log::refuse);
     mapout::parallel_output out(dir / "out", 2);
     write_in_pieces(out.part(1), second);
+    calls = populate_log::taken();
     out.part(0) << "head";
     ASSERT_FALSE(out.close()) << out.error_message();
   }
-  EXPECT_EQ(populate_calls().size(), 1u);
+  EXPECT_EQ(calls.size(), 1u);  // asked once, then never again for this part
   EXPECT_EQ(read_file(dir / "out"), "head" + second);
 }
 
@@ -136,19 +104,21 @@ TEST(ParallelPopulate, SeekPastThePopulatedPagesStopsPopulating) {
   const std::string after = pattern(std::size_t{1} << 20, 2);
   const std::size_t hole_end = std::size_t{8} << 20;
   std::size_t calls_before_seek = 0;
+  std::size_t calls_after = 0;
   {
     const populate_log log;
     mapout::parallel_output out(dir / "out", 2);
     mapout::ostream& part = out.part(1);
     write_in_pieces(part, before);
-    calls_before_seek = populate_calls().size();
+    calls_before_seek = populate_log::taken().size();
     part.seekp(static_cast<std::streamoff>(hole_end));
     write_in_pieces(part, after);
     ASSERT_TRUE(part) << part.rdbuf()->error_message();
+    calls_after = populate_log::taken().size();
     ASSERT_FALSE(out.close()) << out.error_message();
   }
   EXPECT_GE(calls_before_seek, 1u);
-  EXPECT_EQ(populate_calls().size(), calls_before_seek);
+  EXPECT_EQ(calls_after, calls_before_seek);
   std::string expected = before;
   expected.resize(hole_end, '\0');
   expected += after;

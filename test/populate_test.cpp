@@ -5,72 +5,25 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "bytes.hpp"
 #include "mapout/ostream.hpp"
+#include "populate_log.hpp"
 #include "strategies.hpp"
 #include "sys.hpp"
-#include "system_call_override.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
 using mapout::test::mapped;
 using mapout::test::pattern;
+using mapout::test::populate_call;
+using mapout::test::populate_log;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
-
-struct populate_call {
-  std::size_t length;
-  // What the call returned: a stretch past the page that holds the end of the file fails with
-  // EFAULT, as a store there would raise SIGBUS.
-  int result;
-};
-
-std::vector<populate_call>& populate_calls() {
-  static std::vector<populate_call> calls;
-  return calls;
-}
-
-// Past its first megabytes a file is populated from a second thread as well.
-std::mutex& populate_calls_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
-// Notes each MADV_POPULATE_WRITE and what it returned.
-class populate_log {
- public:
-  explicit populate_log(int (*madvise)(void*, std::size_t, int) = real_madvise)
-      : madvise_(madvise) {
-    populate_calls().clear();
-  }
-
-  static int real_madvise(void* address, std::size_t length, int advice) {
-    const int result = mapout::detail::real_system_calls().madvise(address, length, advice);
-    note(length, advice, result);
-    return result;
-  }
-  static int refuse(void*, std::size_t length, int advice) {
-    note(length, advice, -1);
-    errno = EINVAL;  // a kernel older than 5.14
-    return -1;
-  }
-
- private:
-  static void note(std::size_t length, int advice, int result) {
-    const std::lock_guard<std::mutex> lock(populate_calls_mutex());
-    if (advice == MADV_POPULATE_WRITE) populate_calls().push_back({length, result});
-  }
-
- private:
-  mapout::test::system_call_override<&mapout::detail::system_calls::madvise> madvise_;
-};
 
 // Writes `text` in 100-byte pieces through a mapped mapout::ostream with a 4 MiB reservation, so
 // that the mapping also moves along the file.
@@ -94,9 +47,9 @@ TEST(Populate, MappedPopulatesAheadInBoundedStepsWithinTheFile) {
   }
   // One call per stretch, not one per page: 10 MiB in 1 MiB steps, plus the short stretches
   // while the file's extent is still small and at each move of the mapping.
-  ASSERT_GE(populate_calls().size(), 10u);
-  EXPECT_LE(populate_calls().size(), 40u);
-  for (const populate_call& call : populate_calls()) {
+  ASSERT_GE(populate_log::taken().size(), 10u);
+  EXPECT_LE(populate_log::taken().size(), 40u);
+  for (const populate_call& call : populate_log::taken()) {
     EXPECT_LE(call.length, std::size_t{1} << 20);
     EXPECT_EQ(call.result, 0);
   }
@@ -121,7 +74,7 @@ TEST(Populate, ScatteredBlocksBehindTheEndPopulateNothing) {
   }
   out.close();
   ASSERT_TRUE(out) << out.rdbuf()->error_message();
-  EXPECT_EQ(populate_calls().size(), 0u);
+  EXPECT_EQ(populate_log::taken().size(), 0u);
   EXPECT_TRUE(read_file(dir / "out") == expected);
 }
 
@@ -132,7 +85,7 @@ TEST(Populate, MappedWritesOnWithPageFaultsWhenPopulatingIsRefused) {
     const populate_log log(populate_log::refuse);
     write_in_pieces(dir / "out", text);
   }
-  EXPECT_EQ(populate_calls().size(), 1u);  // asked once, then never again for this file
+  EXPECT_EQ(populate_log::taken().size(), 1u);  // asked once, then never again for this file
   EXPECT_EQ(read_file(dir / "out"), text);
 }
 
