@@ -1,6 +1,6 @@
 // The join of a parallel output: each part held in memory goes to its offset one stretch at a
 // time, taken by whichever thread is free next: stored through a shared mapping of the stretch, or
-// handed to pwrite(2).
+// handed to pwrite(2) by the one thread that writes.
 #include "parallel_join.hpp"
 
 #include <sys/mman.h>
@@ -73,10 +73,12 @@ class stretch_queue {
   stretch_queue(std::vector<stretch> pieces, std::uint64_t end, bool maps) noexcept
       : pieces_(std::move(pieces)), end_(end), maps_(maps) {}
 
-  void work(int to) noexcept {
+  // `maps`: this thread stores its stretches through a mapping where the queue may, else writes
+  // them.
+  void work(int to, bool maps) noexcept {
     sigbus_guard guard;
     guard.set_extent(end_);
-    const bool maps = maps_ && !guard.arm(to, false);
+    maps = maps && maps_ && !guard.arm(to, false);
     for (;;) {
       const std::size_t k = next_.fetch_add(1, std::memory_order_relaxed);
       if (k >= pieces_.size() || failed_.load(std::memory_order_relaxed)) return;
@@ -138,11 +140,16 @@ error_cause copy_into_place(int to, const std::vector<placed_copy>& copies, unsi
         maps ? std::min<std::size_t>(std::max(threads, 1u), queue.size()) : 1;
     std::vector<std::thread> started;
     try {
-      for (std::size_t k = 1; k < workers; ++k) started.emplace_back([&] { queue.work(to); });
+      // The first helper writes while the others map: a write skips the zero-fill of a fault, and
+      // its inode lock does not stop faults (docs/decisions.md, "The join on tmpfs: one thread
+      // writes").
+      for (std::size_t k = 1; k < workers; ++k) {
+        started.emplace_back([&queue, to, k] { queue.work(to, k != 1); });
+      }
     } catch (const std::system_error&) {
       // Fewer threads copy; the caller's own turn below still copies everything left.
     }
-    queue.work(to);
+    queue.work(to, true);
     for (std::thread& helper : started) helper.join();
     return queue.first_failure();
   } catch (const std::bad_alloc&) {

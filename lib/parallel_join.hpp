@@ -18,9 +18,9 @@ struct placed_copy {
 };
 
 // Makes every copy into `to` the way `how` says, split into stretches that up to `threads`
-// threads (the caller's among them) take in turn where they are mapped, the caller alone where
-// they are written; returns the first failure, after every thread has stopped. A stretch that
-// cannot be mapped is written instead.
+// threads (the caller's among them) take in turn where they are mapped, one of them writing its
+// stretches instead, and the caller alone where they are written; returns the first failure,
+// after every thread has stopped. A stretch that cannot be mapped is written instead.
 error_cause copy_into_place(int to, const std::vector<placed_copy>& copies, unsigned threads,
                             join_copy how) noexcept;
 

@@ -48,7 +48,8 @@ error_cause open_backend(open_file& file, const opening& how, const options& opt
 // How the join of a parallel output copies a part held in memory into its place.
 enum class join_copy {
   write,  // pwrite(2), a stretch at a time, on one thread
-  map,    // stores through a shared mapping of each stretch, its pages populated first
+  map,    // stores through a shared mapping of each stretch, its pages populated first, on every
+          // core but one, which writes its stretches
 };
 
 // The join's copy into the file `fd`, written with `opts`.

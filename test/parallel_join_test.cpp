@@ -10,12 +10,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <iterator>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bytes.hpp"
@@ -187,7 +191,8 @@ TEST(ParallelJoin, EachWriteStaysBelowTwoMiB) {
   EXPECT_GE(calls.load(), held.size() >> 20);
 }
 
-TEST(ParallelJoin, TheWayThatMapsWritesNothingWherePagesPopulate) {
+// The caller alone maps every stretch.
+TEST(ParallelJoin, TheWayThatMapsWritesNothingOnOneThreadWherePagesPopulate) {
   const temp_dir dir;
   if (!populates(dir.path())) GTEST_SKIP() << "this system populates no shared mapping ahead";
   const std::string head = pattern(4096 + 12, 1);
@@ -195,10 +200,109 @@ TEST(ParallelJoin, TheWayThatMapsWritesNothingWherePagesPopulate) {
   const int fd = open_file(dir / "joined");
   write_at(fd, head, 0);
   const written_bytes written;
-  EXPECT_FALSE(copy_into_place(fd, {{held.data(), held.size(), head.size()}}, 2, join_copy::map));
+  EXPECT_FALSE(copy_into_place(fd, {{held.data(), held.size(), head.size()}}, 1, join_copy::map));
   EXPECT_EQ(written.count(), 0u);
   ::close(fd);
   EXPECT_TRUE(read_file(dir / "joined") == head + held);
+}
+
+// Which threads wrote and which mapped during a join; the caller's first mapping waits until a
+// helper has taken its stretch, so that a helper always copies one.
+class copying_threads {
+ public:
+  copying_threads() {
+    const std::lock_guard<std::mutex> lock(mutex());
+    caller() = std::this_thread::get_id();
+    helper_started() = false;
+    writers().clear();
+    mappers().clear();
+  }
+  std::set<std::thread::id> writing() const { return writers(); }
+  std::set<std::thread::id> mapping() const { return mappers(); }
+
+ private:
+  static void note(std::set<std::thread::id>& into) {
+    std::unique_lock<std::mutex> lock(mutex());
+    const std::thread::id self = std::this_thread::get_id();
+    into.insert(self);
+    if (self != caller()) {
+      helper_started() = true;
+      started().notify_all();
+    } else {
+      started().wait(lock, [] { return helper_started(); });
+    }
+  }
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::condition_variable& started() {
+    static std::condition_variable c;
+    return c;
+  }
+  static std::thread::id& caller() {
+    static std::thread::id id;
+    return id;
+  }
+  static bool& helper_started() {
+    static bool flag;
+    return flag;
+  }
+  static std::set<std::thread::id>& writers() {
+    static std::set<std::thread::id> ids;
+    return ids;
+  }
+  static std::set<std::thread::id>& mappers() {
+    static std::set<std::thread::id> ids;
+    return ids;
+  }
+  system_call_override<&system_calls::pwrite> pwrite_{
+      [](int fd, const void* data, std::size_t size, off_t offset) {
+        note(writers());
+        return real_system_calls().pwrite(fd, data, size, offset);
+      }};
+  system_call_override<&system_calls::mmap> mmap_{
+      [](void* address, std::size_t length, int prot, int flags, int fd, off_t offset) {
+        if ((flags & MAP_SHARED) != 0) note(mappers());
+        return real_system_calls().mmap(address, length, prot, flags, fd, offset);
+      }};
+};
+
+// On two threads the helper writes while the caller maps: a write skips the zero-fill of a
+// fault, and its inode lock does not stop the faults. On three, one thread at most writes.
+TEST(ParallelJoin, TheWayThatMapsHasOneHelperWriteWhileTheOthersMap) {
+  const temp_dir dir;
+  if (!populates(dir.path())) GTEST_SKIP() << "this system populates no shared mapping ahead";
+  const std::string head = pattern(4096 + 12, 7);
+  const std::string held = pattern((13 << 20) + 5, 8);
+  for (const unsigned threads : {2u, 3u}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    const int fd = open_file(dir / "joined");
+    write_at(fd, head, 0);
+    std::set<std::thread::id> writing;
+    std::set<std::thread::id> mapping;
+    {
+      const copying_threads seen;
+      EXPECT_FALSE(
+          copy_into_place(fd, {{held.data(), held.size(), head.size()}}, threads, join_copy::map));
+      writing = seen.writing();
+      mapping = seen.mapping();
+    }
+    ::close(fd);
+    EXPECT_TRUE(read_file(dir / "joined") == head + held);
+    EXPECT_EQ(mapping.count(std::this_thread::get_id()), 1u);
+    // With two threads the one helper has copied a stretch; with three, the mapping helper may
+    // have taken every one the caller left.
+    if (threads == 2) {
+      ASSERT_EQ(writing.size(), 1u);
+    } else {
+      ASSERT_LE(writing.size(), 1u);
+    }
+    for (const std::thread::id writer : writing) {
+      EXPECT_NE(writer, std::this_thread::get_id());
+      EXPECT_EQ(mapping.count(writer), 0u);
+    }
+  }
 }
 
 // Each refusal makes the way that maps write every stretch, with the same bytes in the file.
