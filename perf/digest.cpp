@@ -192,11 +192,11 @@ constexpr int unshared = O_BINARY | O_NOINHERIT;
 constexpr int unshared = O_CLOEXEC;
 #endif
 
-digest file_digest(const std::string& path) {
+digest file_digest(const std::string& path, digest before) {
   const int fd = ::open(path.c_str(), O_RDONLY | unshared);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "open " + path);
   std::vector<char> buffer(std::size_t{1} << 20);
-  digest result;
+  digest result = before;
   for (;;) {
     const ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0) {

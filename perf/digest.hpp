@@ -64,7 +64,8 @@ digest expected_digest(const workload& work);
 // expected_digest's, except that the numbers workloads' doubles are fmt's "{}" (its shortest round
 // trip) instead of %g: what print with "{}" writes.
 digest shortest_digest(const workload& work);
-// The digest of a file's bytes; throws std::system_error when it cannot be read.
-digest file_digest(const std::string& path);
+// The digest of a file's bytes, after those `before` took in; throws std::system_error when it
+// cannot be read.
+digest file_digest(const std::string& path, digest before = {});
 
 }  // namespace perf

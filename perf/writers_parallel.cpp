@@ -1,13 +1,17 @@
 // parallel: the parallel-csv (the numbers workload's CSV rows) and parallel-tokens workloads cut in
 // two halves, each made by a thread of its own: into the two parts of one mapout::parallel_output;
 // into two std::ostringstreams then one std::ofstream, the way programs do it by hand; and into
-// the two halves of one file whose split is known beforehand, the limit, with nothing to join.
+// the two halves of one file whose split is known beforehand, the limit, with nothing to join; and
+// into two files, a half each, which share nothing at all.
+#include <unistd.h>
+
 #include <exception>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "digest.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/parallel.hpp"
 #include "writers.hpp"
@@ -109,6 +113,37 @@ void run_two_halves_of_one_file(const workload& work, const std::string& path) {
   on_two_threads([&] { fill(0, half, 0); }, [&] { fill(half, work.count, first_half_bytes); });
 }
 
+// The two files' names: the row's own, and the second half's beside it.
+std::string first_file;
+std::string second_file;
+
+void run_two_files(const workload& work, const std::string& path) {
+  first_file = path;
+  second_file = path + ".second";
+  const std::uint64_t half = work.count / 2;
+  const auto fill = [&](std::uint64_t first, std::uint64_t last, const std::string& to) {
+    mapout::ostream out(to);
+    emit_half(work, out, first, last);
+    out.close();
+    if (!out) throw_errno("write", to);
+  };
+  try {
+    on_two_threads([&] { fill(0, half, first_file); },
+                   [&] { fill(half, work.count, second_file); });
+  } catch (...) {
+    ::unlink(second_file.c_str());
+    throw;
+  }
+}
+
+// After the timed run: the two files one after the other, as one output is checked, and the
+// second file removed (the runner removes the first).
+digest two_files_digest() {
+  const digest both = file_digest(second_file, file_digest(first_file));
+  ::unlink(second_file.c_str());
+  return both;
+}
+
 writer parallel_writer(std::string id, std::string label,
                        void (*run)(const workload&, const std::string&)) {
   writer w;
@@ -133,6 +168,10 @@ void add_parallel_writers(std::vector<writer>& list) {
                                  run_two_halves_of_one_file);
   limit.prepare = find_split;
   list.push_back(limit);
+  writer files = parallel_writer("parallel-two-files", "2 mapout::ostream, a file each, 2 threads",
+                                 run_two_files);
+  files.memory_digest = two_files_digest;
+  list.push_back(files);
 }
 
 }  // namespace perf

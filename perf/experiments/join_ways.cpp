@@ -1,7 +1,8 @@
 // Ways the join could copy a part held in memory into its place after a part of the file: pwrite(2)
-// of 4 MiB stretches on one and two threads, and stores through a shared mapping of each stretch,
-// populated first (MADV_POPULATE_WRITE), with and without the blocks reserved (fallocate); the
-// place 12 bytes past a page and on a page. Each time includes freeing the part's memory.
+// of 4 MiB stretches, 1 MiB at a time, on one and two threads; stores through a shared mapping of
+// each stretch, populated first (MADV_POPULATE_WRITE), with and without the blocks reserved
+// (fallocate); and one thread writing while another maps. The place 12 bytes past a page and on a
+// page. Each time includes freeing the part's memory.
 //
 //   perf/experiments/join_ways DIR MiB [--rounds N]
 //
@@ -43,32 +44,54 @@ char* fresh_memory(std::size_t bytes, char fill) {
   return static_cast<char*>(base);
 }
 
-enum class way { pwrite_one, pwrite_two, map_two, map_one, reserve_map_two };
-constexpr const char* way_names[] = {"pwrite, 1 thread", "pwrite, 2 threads",
-                                     "populated mapping, 2 threads", "populated mapping, 1 thread",
-                                     "fallocate + populated mapping, 2 threads"};
+enum class way { pwrite_one, pwrite_two, map_two, map_one, reserve_map_two, pwrite_and_map };
+constexpr const char* way_names[] = {"pwrite, 1 thread",
+                                     "pwrite, 2 threads",
+                                     "populated mapping, 2 threads",
+                                     "populated mapping, 1 thread",
+                                     "fallocate + populated mapping, 2 threads",
+                                     "pwrite on 1 thread, mapping on another"};
 constexpr int way_count = static_cast<int>(std::size(way_names));
 
-// The stretches of [0, size), taken in turn by `threads` threads.
+// The stretches of [0, size), taken in turn by `threads` threads; copy(at, n, thread).
 template <class Copy>
 void in_stretches(std::size_t size, int threads, Copy copy) {
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
+  auto work = [&](int thread) {
     for (std::size_t at; (at = next.fetch_add(stretch)) < size;) {
-      copy(at, std::min(stretch, size - at));
+      copy(at, std::min(stretch, size - at), thread);
     }
   };
   std::vector<std::thread> helpers;
-  for (int k = 1; k < threads; ++k) helpers.emplace_back(work);
-  work();
+  for (int k = 1; k < threads; ++k) helpers.emplace_back(work, k);
+  work(0);
   for (std::thread& helper : helpers) helper.join();
 }
 
-void copy_by_pwrite(int fd, const char* from, std::size_t size, off_t place, int threads) {
-  in_stretches(size, threads, [&](std::size_t at, std::size_t n) {
-    if (::pwrite(fd, from + at, n, place + static_cast<off_t>(at)) != static_cast<ssize_t>(n)) {
+// 1 MiB at a time, as the join writes (larger writes take 2 MiB folios on ext4).
+void write_stretch(int fd, const char* from, std::size_t n, off_t to) {
+  constexpr std::size_t piece = std::size_t{1} << 20;
+  for (std::size_t at = 0; at < n; at += piece) {
+    const std::size_t size = std::min(piece, n - at);
+    if (::pwrite(fd, from + at, size, to + static_cast<off_t>(at)) != static_cast<ssize_t>(size)) {
       fail("pwrite");
     }
+  }
+}
+
+void map_stretch(int fd, const char* from, std::size_t n, off_t to) {
+  const off_t base = to & ~static_cast<off_t>(page - 1);
+  const std::size_t length = n + static_cast<std::size_t>(to - base);
+  void* const map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, base);
+  if (map == MAP_FAILED) fail("mmap");
+  if (::madvise(map, length, MADV_POPULATE_WRITE) != 0) fail("madvise");
+  std::memcpy(static_cast<char*>(map) + (to - base), from, n);
+  ::munmap(map, length);
+}
+
+void copy_by_pwrite(int fd, const char* from, std::size_t size, off_t place, int threads) {
+  in_stretches(size, threads, [&](std::size_t at, std::size_t n, int) {
+    write_stretch(fd, from + at, n, place + static_cast<off_t>(at));
   });
 }
 
@@ -78,15 +101,22 @@ void copy_by_mapping(int fd, const char* from, std::size_t size, off_t place, in
               : ::ftruncate(fd, place + static_cast<off_t>(size)) != 0) {
     fail("grow");
   }
-  in_stretches(size, threads, [&](std::size_t at, std::size_t n) {
+  in_stretches(size, threads, [&](std::size_t at, std::size_t n, int) {
+    map_stretch(fd, from + at, n, place + static_cast<off_t>(at));
+  });
+}
+
+// The caller's thread writes its stretches, a second maps its own: the writes take the inode
+// lock, the mapping's faults do not.
+void copy_by_pwrite_and_mapping(int fd, const char* from, std::size_t size, off_t place) {
+  if (::ftruncate(fd, place + static_cast<off_t>(size)) != 0) fail("grow");
+  in_stretches(size, 2, [&](std::size_t at, std::size_t n, int thread) {
     const off_t to = place + static_cast<off_t>(at);
-    const off_t base = to & ~static_cast<off_t>(page - 1);
-    const std::size_t length = n + static_cast<std::size_t>(to - base);
-    void* const map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, base);
-    if (map == MAP_FAILED) fail("mmap");
-    if (::madvise(map, length, MADV_POPULATE_WRITE) != 0) fail("madvise");
-    std::memcpy(static_cast<char*>(map) + (to - base), from + at, n);
-    ::munmap(map, length);
+    if (thread == 0) {
+      write_stretch(fd, from + at, n, to);
+    } else {
+      map_stretch(fd, from + at, n, to);
+    }
   });
 }
 
@@ -113,6 +143,9 @@ double join_once(const std::string& path, const char* first, std::size_t size, o
       break;
     case way::reserve_map_two:
       copy_by_mapping(fd, held, size, place, 2, true);
+      break;
+    case way::pwrite_and_map:
+      copy_by_pwrite_and_mapping(fd, held, size, place);
       break;
   }
   ::munmap(held, size);
