@@ -73,12 +73,12 @@ class stretch_queue {
   stretch_queue(std::vector<stretch> pieces, std::uint64_t end, bool maps) noexcept
       : pieces_(std::move(pieces)), end_(end), maps_(maps) {}
 
-  // `maps`: this thread stores its stretches through a mapping where the queue may, else writes
-  // them.
-  void work(int to, bool maps) noexcept {
+  // `may_map`: this thread stores its stretches through a mapping where the queue maps, else
+  // writes them.
+  void work(int to, bool may_map) noexcept {
     sigbus_guard guard;
     guard.set_extent(end_);
-    maps = maps && maps_ && !guard.arm(to, false);
+    const bool maps = may_map && maps_ && !guard.arm(to, false);
     for (;;) {
       const std::size_t k = next_.fetch_add(1, std::memory_order_relaxed);
       if (k >= pieces_.size() || failed_.load(std::memory_order_relaxed)) return;

@@ -211,59 +211,49 @@ TEST(ParallelJoin, TheWayThatMapsWritesNothingOnOneThreadWherePagesPopulate) {
 class copying_threads {
  public:
   copying_threads() {
-    const std::lock_guard<std::mutex> lock(mutex());
-    caller() = std::this_thread::get_id();
-    helper_started() = false;
-    writers().clear();
-    mappers().clear();
+    seen& s = shared();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    s.caller = std::this_thread::get_id();
+    s.helper_started = false;
+    s.writers.clear();
+    s.mappers.clear();
   }
-  std::set<std::thread::id> writing() const { return writers(); }
-  std::set<std::thread::id> mapping() const { return mappers(); }
+  std::set<std::thread::id> writing() const { return shared().writers; }
+  std::set<std::thread::id> mapping() const { return shared().mappers; }
 
  private:
-  static void note(std::set<std::thread::id>& into) {
-    std::unique_lock<std::mutex> lock(mutex());
+  struct seen {
+    std::mutex mutex;
+    std::condition_variable started;
+    std::thread::id caller;
+    bool helper_started = false;
+    std::set<std::thread::id> writers;
+    std::set<std::thread::id> mappers;
+  };
+  static seen& shared() {
+    static seen s;
+    return s;
+  }
+  static void note(std::set<std::thread::id> seen::*into) {
+    seen& s = shared();
+    std::unique_lock<std::mutex> lock(s.mutex);
     const std::thread::id self = std::this_thread::get_id();
-    into.insert(self);
-    if (self != caller()) {
-      helper_started() = true;
-      started().notify_all();
+    (s.*into).insert(self);
+    if (self != s.caller) {
+      s.helper_started = true;
+      s.started.notify_all();
     } else {
-      started().wait(lock, [] { return helper_started(); });
+      s.started.wait(lock, [&s] { return s.helper_started; });
     }
-  }
-  static std::mutex& mutex() {
-    static std::mutex m;
-    return m;
-  }
-  static std::condition_variable& started() {
-    static std::condition_variable c;
-    return c;
-  }
-  static std::thread::id& caller() {
-    static std::thread::id id;
-    return id;
-  }
-  static bool& helper_started() {
-    static bool flag;
-    return flag;
-  }
-  static std::set<std::thread::id>& writers() {
-    static std::set<std::thread::id> ids;
-    return ids;
-  }
-  static std::set<std::thread::id>& mappers() {
-    static std::set<std::thread::id> ids;
-    return ids;
   }
   system_call_override<&system_calls::pwrite> pwrite_{
       [](int fd, const void* data, std::size_t size, off_t offset) {
-        note(writers());
+        note(&seen::writers);
         return real_system_calls().pwrite(fd, data, size, offset);
       }};
   system_call_override<&system_calls::mmap> mmap_{
       [](void* address, std::size_t length, int prot, int flags, int fd, off_t offset) {
-        if ((flags & MAP_SHARED) != 0) note(mappers());
+        if ((flags & MAP_SHARED) != 0) note(&seen::mappers);
         return real_system_calls().mmap(address, length, prot, flags, fd, offset);
       }};
 };
