@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "digest.hpp"
-#include "mapout/copy_short.hpp"
+#include "mapout/detail/copy_short.hpp"
 #include "workloads.hpp"
 
 namespace perf {

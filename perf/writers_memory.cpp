@@ -2,7 +2,7 @@
 // each piece copied the fastest way we have (mapout's inline short copy), so that no writer into a
 // file can pass it.
 #include <sys/mman.h>
-#include <mapout/copy_short.hpp>
+#include <mapout/detail/copy_short.hpp>
 
 #include <algorithm>
 #include <cstring>

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "failure_of.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

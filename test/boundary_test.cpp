@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bytes.hpp"
-#include "extent.hpp"
+#include "mapping/extent.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
 #include "strategies.hpp"

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "c_api_calls.h"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {

@@ -19,7 +19,7 @@
 #include "mapout/streambuf.hpp"
 #include "random_sequences.hpp"
 #include "strategies.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"
 

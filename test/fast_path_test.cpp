@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mapout/ostream.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"
 

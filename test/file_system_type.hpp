@@ -15,7 +15,7 @@ struct on_unmeasured_file_system {
 #include <linux/magic.h>
 #include <sys/statfs.h>
 
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_override.hpp"
 
 namespace mapout::test {

@@ -14,7 +14,7 @@
 #include <random>
 #include <string>
 
-#include "extent.hpp"
+#include "mapping/extent.hpp"
 #include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"

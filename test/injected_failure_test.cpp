@@ -20,7 +20,7 @@
 #include "failure_of.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {

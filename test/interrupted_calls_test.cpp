@@ -7,7 +7,7 @@
 
 #include "mapout/ostream.hpp"
 #include "strategies.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "mapout/ostream.hpp"
@@ -312,3 +313,84 @@ TEST(OutputFile, MoveAndSwapCarryTheFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A stream that takes a file opened through output_file's API writes on at the file's cursor, and
+// its positions are the file's, on each strategy.
+void stream_writes_on_after(const mapout::options& opts) {
+  temp_dir dir;
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "taken", std::ios_base::out, opts));
+  mapout::output_file::window view = file.current();
+  ASSERT_FALSE(store(file, view, "head,"));
+  mapout::ostream out;
+  out.open(std::move(file));
+  ASSERT_TRUE(out.is_open());
+  EXPECT_TRUE(out.good());
+  EXPECT_EQ(out.tellp(), 5);
+  out << "body" << 42;
+  out.seekp(0);
+  out << "H";
+  out.close();
+  EXPECT_FALSE(out.fail()) << out.error_message();
+  EXPECT_EQ(read_file(dir / "taken"), "Head,body42");
+}
+
+}  // namespace
+
+TEST(OutputFile, StreamTakesAnOpenFileAndWritesOnAtItsCursor) {
+  stream_writes_on_after(buffered());
+  stream_writes_on_after(mapped());
+}
+
+TEST(OutputFile, StreamTakingAFileThatFailedToOpenKeepsItsError) {
+  temp_dir dir;
+  mapout::output_file file;
+  ASSERT_TRUE(file.open(dir / "missing" / "file"));
+  mapout::ostream out;
+  out.open(std::move(file));
+  EXPECT_FALSE(out.is_open());
+  EXPECT_TRUE(out.fail());
+  EXPECT_EQ(out.error(), std::errc::no_such_file_or_directory);
+  EXPECT_NE(out.error_message().find("missing"), std::string::npos) << out.error_message();
+}
+
+TEST(OutputFile, OpenStreamRefusesAnotherFileAndLeavesItOpen) {
+  temp_dir dir;
+  mapout::ostream out(dir / "first");
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "second"));
+  out.open(std::move(file));
+  EXPECT_TRUE(out.fail());
+  EXPECT_TRUE(file.is_open());
+  EXPECT_FALSE(store(file, "still mine"));
+  mapout::output_file::window view = file.current();
+  EXPECT_FALSE(file.close(view));
+  EXPECT_EQ(read_file(dir / "second"), "still mine");
+  out.clear();
+  out << "first";
+  out.close();
+  EXPECT_EQ(read_file(dir / "first"), "first");
+}
+
+TEST(OutputFile, StreamTakingAnAppendingFileTellsAsAnAppendingStream) {
+  temp_dir dir;
+  {
+    std::ofstream(dir / "log") << "old\n";
+  }
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(dir / "log", std::ios_base::app));
+  mapout::ostream out;
+  out.open(std::move(file));
+  std::ofstream oracle(dir / "oracle", std::ios_base::app);
+  oracle << "old\n";
+  oracle.close();
+  oracle.open(dir / "oracle", std::ios_base::app);
+  out << "new\n";
+  oracle << "new\n";
+  EXPECT_EQ(out.tellp(), oracle.tellp());
+  out.close();
+  oracle.close();
+  EXPECT_EQ(read_file(dir / "log"), read_file(dir / "oracle"));
+}

@@ -1,7 +1,7 @@
 // Growing memory owned by a test.
 #pragma once
 
-#include "growing_memory.hpp"
+#include "backends/growing_memory.hpp"
 
 namespace mapout::test {
 

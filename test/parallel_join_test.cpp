@@ -25,9 +25,9 @@
 #include "bytes.hpp"
 #include "file_system_type.hpp"
 #include "mounted_file_system.hpp"
-#include "parallel_join.hpp"
+#include "parallel/parallel_join.hpp"
 #include "platform/platform.hpp"
-#include "strategy.hpp"
+#include "backends/strategy.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

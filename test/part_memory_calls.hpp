@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstddef>
 
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_override.hpp"
 
 namespace mapout::test {

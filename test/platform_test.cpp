@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "extent.hpp"
+#include "mapping/extent.hpp"
 #include "file_system_type.hpp"
 #include "owned_memory.hpp"
 #include "platform/platform.hpp"

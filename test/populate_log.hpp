@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_override.hpp"
 
 namespace mapout::test {

@@ -13,7 +13,7 @@
 #include "mapout/ostream.hpp"
 #include "populate_log.hpp"
 #include "strategies.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {

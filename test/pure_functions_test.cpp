@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "bytes.hpp"
-#include "extent.hpp"
+#include "mapping/extent.hpp"
 #include "file_system_type.hpp"
-#include "mapout/copy_short.hpp"
-#include "mapout/decimal.hpp"
-#include "open_mode.hpp"
-#include "strategy.hpp"
-#include "sys.hpp"
+#include "mapout/detail/copy_short.hpp"
+#include "mapout/detail/decimal.hpp"
+#include "file/open_mode.hpp"
+#include "backends/strategy.hpp"
+#include "platform/sys.hpp"
 #include "temp_dir.hpp"
 
 namespace mapout::detail {

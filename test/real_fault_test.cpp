@@ -29,7 +29,7 @@
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {

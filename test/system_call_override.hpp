@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-#include "sys.hpp"
+#include "platform/sys.hpp"
 
 namespace mapout::test {
 

@@ -25,7 +25,7 @@
 #include "mapout/ostream.hpp"
 #include "mounted_file_system.hpp"
 #include "strategies.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

@@ -21,7 +21,7 @@
 
 #include "mapout/options.hpp"
 #include "mapout/ostream.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

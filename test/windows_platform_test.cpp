@@ -19,7 +19,7 @@
 #include "mapout/options.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/parallel.hpp"
-#include "sys.hpp"
+#include "platform/sys.hpp"
 
 namespace {
 

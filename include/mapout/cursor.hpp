@@ -8,8 +8,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "mapout/copy_short.hpp"
-#include "mapout/decimal.hpp"
+#include "mapout/detail/copy_short.hpp"
+#include "mapout/detail/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/output_file.hpp"
 

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "mapout/decimal.hpp"
+#include "mapout/detail/decimal.hpp"
 #include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/streambuf.hpp"
@@ -22,7 +22,6 @@ class cursor;
 
 namespace detail {
 struct print_window;
-struct part_access;
 
 // The types mapout::ostream inserts inline (char arrays and non-const strings decay or bind to
 // them), kept out of its catch-all operator<< so that they reach the inline members.
@@ -72,6 +71,9 @@ class MAPOUT_API ostream final : public std::ostream {
 
   void open(const std::filesystem::path& path, std::ios_base::openmode mode = std::ios_base::out,
             const options& opts = {});
+  // Takes `file`, opened through output_file's own API, and writes on at its window; failbit,
+  // as for a failed open, when this stream is open already or file is not open.
+  void open(output_file&& file);
   bool is_open() const noexcept { return buf_.is_open(); }
   void close();
   // With options.atomic or write_if_changed, throws the bytes away and leaves the target as it
@@ -203,7 +205,6 @@ class MAPOUT_API ostream final : public std::ostream {
  private:
   friend class cursor;
   friend struct detail::print_window;
-  friend struct detail::part_access;
 
   // True when std::ostream's sentry would do nothing: good state, nothing tied to flush, no
   // unitbuf, and the buffer is still ours (std::ios::rdbuf(sb) can replace it through a base

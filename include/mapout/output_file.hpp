@@ -21,7 +21,7 @@
 namespace mapout {
 
 namespace detail {
-struct part_access;
+struct file_access;
 }  // namespace detail
 
 // An output file written through a window of memory: the caller stores bytes straight into the
@@ -139,7 +139,8 @@ class MAPOUT_API output_file {
  private:
   friend class cursor;
   friend class streambuf;
-  friend struct detail::part_access;
+  // The library's own faces: a name of their own, a backend of their own, a wrapper over it.
+  friend struct detail::file_access;
   // What the destructors do: discard() with options.atomic, close() otherwise.
   void close_at_destruction(window& view) noexcept;
   // Set and cleared only by the cursor that holds the window; taking it, with the owner's view,

@@ -10,7 +10,7 @@
 #include <string>
 #include <system_error>
 
-#include "mapout/copy_short.hpp"
+#include "mapout/detail/copy_short.hpp"
 #include "mapout/export.h"
 #include "mapout/options.hpp"
 #include "mapout/output_file.hpp"
@@ -19,7 +19,6 @@ namespace mapout {
 
 namespace detail {
 struct print_window;
-struct part_access;
 }  // namespace detail
 
 // A write-only std::basic_filebuf whose put area is a mapping of the file (or, for targets that
@@ -53,6 +52,10 @@ class MAPOUT_API streambuf : public std::streambuf {
   // buffer is open already; error_message() says why.
   streambuf* open(const std::filesystem::path& path, std::ios_base::openmode mode,
                   const options& opts = {});
+  // Takes `file`, opened through output_file's own API, and writes on at its window: `this`, or
+  // nullptr when this buffer is open already (file is left as it was) or file is not open (its
+  // error() becomes this buffer's).
+  streambuf* open(output_file&& file);
   // As std::basic_filebuf::close: `this`, or nullptr when the buffer was not open or anything in
   // the file's life failed, the final truncate and close included.
   streambuf* close();
@@ -85,7 +88,6 @@ class MAPOUT_API streambuf : public std::streambuf {
   friend class ostream;
   friend class cursor;
   friend struct detail::print_window;
-  friend struct detail::part_access;
 
   // mapout::ostream's inline path: stores the bytes and returns true when they fit before the
   // window's end. Strictly before, so that an empty window (closed file) never reaches memcpy with

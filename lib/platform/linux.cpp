@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "platform.hpp"
+#include "platform/platform.hpp"
 
 // Kernel headers before Linux 5.14 lack it; an older kernel then refuses the advice with EINVAL.
 #ifndef MADV_POPULATE_WRITE
@@ -143,7 +143,7 @@ std::size_t largest_memory_reservation() noexcept {
 
 char* reserve_address_space(std::size_t size) noexcept {
   // Small pages: where a virtual machine hands freed memory back to its host, fresh huge pages
-  // waited on the host and a part took up to 3x as long (docs/decisions.md).
+  // waited on the host, and a part took longer (docs/decisions.md).
   void* const base = sys().mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return base == MAP_FAILED ? nullptr : static_cast<char*>(base);
 }

@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string>
 
-#include "../sys.hpp"
+#include "platform/sys.hpp"
 
 namespace mapout::detail::platform {
 

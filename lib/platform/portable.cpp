@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "platform.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout::detail::platform {
 namespace {

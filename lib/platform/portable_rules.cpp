@@ -5,7 +5,7 @@
 
 #include <mutex>
 
-#include "platform.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout::detail::platform {
 

@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "platform.hpp"
+#include "platform/platform.hpp"
 
 const std::error_category& mapout::detail::errno_category() noexcept {
   return std::system_category();

@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "platform.hpp"
+#include "platform/platform.hpp"
 
 namespace mapout::detail::platform {
 namespace {

@@ -15,8 +15,8 @@
 #include <cwchar>
 #include <string>
 
-#include "platform.hpp"
-#include "windows_support.hpp"
+#include "platform/platform.hpp"
+#include "platform/windows_support.hpp"
 
 namespace mapout::detail::platform {
 namespace {
@@ -287,7 +287,7 @@ file_system_kind file_system_of(int fd) noexcept {
     return file_system_kind::unknown;
   }
   // A local volume's kind is not one measured on Linux; under Wine the buffer won the streaming
-  // rows by 4x over the views (docs/decisions.md, "automatic on Windows").
+  // rows over the views (docs/decisions.md, "automatic on Windows").
   return (device.characteristics & remote_device) != 0 ? file_system_kind::remote
                                                        : file_system_kind::unnamed;
 }

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <string>
 
-#include "platform.hpp"
-#include "windows_support.hpp"
+#include "platform/platform.hpp"
+#include "platform/windows_support.hpp"
 
 namespace mapout::detail::platform {
 namespace {

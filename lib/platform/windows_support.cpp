@@ -1,12 +1,12 @@
 // Descriptors' handles, UTF-8 and UTF-16, and Windows errors as errno values.
-#include "windows_support.hpp"
+#include "platform/windows_support.hpp"
 
 #include <io.h>
 
 #include <cerrno>
 #include <system_error>
 
-#include "../sys.hpp"
+#include "platform/sys.hpp"
 
 namespace mapout::detail::platform::windows {
 

@@ -14,8 +14,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "mapout/copy_short.hpp"
-#include "mapout/decimal.hpp"
+#include "mapout/detail/copy_short.hpp"
+#include "mapout/detail/decimal.hpp"
 
 namespace mapout::detail {
 

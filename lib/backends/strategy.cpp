@@ -1,0 +1,68 @@
+// The strategy: the file systems' verdicts, the backend chosen at open, and the buffer's
+// hand-over to a mapping.
+#include "backends/strategy.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/buffered_backend.hpp"
+#include "backends/mapped_backend.hpp"
+#include "mapping/mappable.hpp"
+#include "platform/platform.hpp"
+#include "platform/sys.hpp"
+
+namespace mapout::detail {
+
+target_kind kind_of(int fd) noexcept {
+  platform::file_system_kind kind;
+  if (!mappable(fd, kind)) return target_kind::unmappable;
+  switch (kind) {
+    // Where write(2) from a buffer beat the mapping (docs/decisions.md, "automatic").
+    case platform::file_system_kind::in_memory:
+    case platform::file_system_kind::ext4:
+    // A file system that cannot be named gets what won on each one measured, and maps on request.
+    case platform::file_system_kind::unnamed:
+      return target_kind::buffer_wins;
+    default:
+      // Other local file systems have not been measured: they map.
+      return target_kind::mapping_wins;
+  }
+}
+
+error_cause open_backend(open_file& file, const opening& how, const options& opts,
+                         std::unique_ptr<backend>& out) noexcept {
+  struct stat st;
+  if (sys().fstat(file.fd.get(), &st) != 0) return errno_failure("fstat");
+  const target_kind kind = how.may_map ? kind_of(file.fd.get()) : target_kind::unmappable;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const std::uint64_t start_at = how.at_end ? size : how.position;
+  if (opts.strategy == strategy::mapped && !how.append) {
+    if (kind == target_kind::unmappable) return {ENODEV, "map"};
+    return mapped_backend::create(file, size, start_at, opts, out);
+  }
+  // A flush that shows the bytes costs a write(2) in the buffer, two size changes on the mapping.
+  const bool automatic = opts.strategy == strategy::automatic && !opts.flush_publishes;
+  const handover when(automatic && kind == target_kind::mapping_wins,
+                      automatic && kind != target_kind::unmappable);
+  if (how.at_end && sys().lseek(file.fd.get(), 0, SEEK_END) < 0 && errno != ESPIPE) {
+    return errno_failure("lseek");
+  }
+  // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
+  const bool streamed = !S_ISREG(st.st_mode) || how.append;
+  return buffered_backend::create(file, opts.buffer_size, streamed || how.flush_writes, !streamed,
+                                  size, start_at, when, out);
+}
+
+void hand_over(open_file& file, const options& opts, std::unique_ptr<backend>& in_use) noexcept {
+  if (in_use->publish(in_use->current().begin)) return;
+  const std::int64_t position = in_use->tell(in_use->current().begin);
+  struct stat st;
+  std::unique_ptr<backend> mapped;
+  if (position >= 0 && sys().fstat(file.fd.get(), &st) == 0 &&
+      !mapped_backend::create(file, static_cast<std::uint64_t>(st.st_size),
+                              static_cast<std::uint64_t>(position), opts, mapped)) {
+    in_use = std::move(mapped);
+  }
+}
+
+}  // namespace mapout::detail
