@@ -1,5 +1,5 @@
 // Every error path of the core, made to run by system calls that fail on purpose through the seam
-// in lib/sys.hpp. Each test checks what the caller sees: error(), the message naming the
+// in lib/platform/sys.hpp. Each test checks what the caller sees: error(), the message naming the
 // operation and the path, and the stream's failbit, badbit and exceptions.
 #include <gtest/gtest.h>
 

@@ -376,9 +376,7 @@ TEST(OutputFile, OpenStreamRefusesAnotherFileAndLeavesItOpen) {
 
 TEST(OutputFile, StreamTakingAnAppendingFileTellsAsAnAppendingStream) {
   temp_dir dir;
-  {
-    std::ofstream(dir / "log") << "old\n";
-  }
+  { std::ofstream(dir / "log") << "old\n"; }
   mapout::output_file file;
   ASSERT_FALSE(file.open(dir / "log", std::ios_base::app));
   mapout::ostream out;

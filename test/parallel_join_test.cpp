@@ -1,4 +1,4 @@
-// The join's copy of held parts into their places (lib/parallel_join.hpp), each way: the bytes land
+// The join's copy of held parts into their places (lib/parallel/parallel_join.hpp), each way: the bytes land
 // between the bytes already in the file, a stretch that cannot be mapped is written instead, and a
 // failure is an error, never a crash. The way the strategy picks is tested too.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // System calls refused in the kernel for the rest of a (child) process's life, by a seccomp
-// filter: a file system or kernel that lacks a feature, where the seam of lib/sys.hpp does not
+// filter: a file system or kernel that lacks a feature, where the seam of lib/platform/sys.hpp does not
 // reach (the platform's own calls) or where the refusal must reach processes the child forks.
 #pragma once
 

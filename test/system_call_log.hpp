@@ -1,4 +1,4 @@
-// Counting the system calls mapout makes, through the seam in lib/sys.hpp: while a
+// Counting the system calls mapout makes, through the seam in lib/platform/sys.hpp: while a
 // system_call_log lives, each counted call is noted and then made for real.
 #pragma once
 

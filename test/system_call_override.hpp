@@ -1,4 +1,4 @@
-// Replacing one entry of the system-call table (lib/sys.hpp) for a scope: the entry in use before
+// Replacing one entry of the system-call table (lib/platform/sys.hpp) for a scope: the entry in use before
 // is put back when the scope ends, however it ends.
 #pragma once
 

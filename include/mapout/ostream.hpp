@@ -16,6 +16,14 @@
 #include "mapout/options.hpp"
 #include "mapout/streambuf.hpp"
 
+// Unoptimized too, the call into std::ostream's own path is folded into the member that makes it,
+// as an optimizing build folds it: a debugger's backtrace from a write to write(2) stays short.
+#if defined(__GNUC__) && !defined(__OPTIMIZE__)
+#define MAPOUT_FOLDED __attribute__((always_inline))
+#else
+#define MAPOUT_FOLDED
+#endif
+
 namespace mapout {
 
 class cursor;
@@ -96,12 +104,13 @@ class MAPOUT_API ostream final : public std::ostream {
   int native_handle() const noexcept { return buf_.native_handle(); }
 
   ostream& put(char c) {
-    if (!sentry_is_noop() || !buf_.store(c)) through_standard([&] { std::ostream::put(c); });
+    if (!sentry_is_noop() || !buf_.store(c))
+      through_standard([&]() MAPOUT_FOLDED { std::ostream::put(c); });
     return *this;
   }
   ostream& write(const char* data, std::streamsize size) {
     if (!sentry_is_noop() || !buf_.store(data, static_cast<std::size_t>(size))) {
-      through_standard([&] { std::ostream::write(data, size); });
+      through_standard([&]() MAPOUT_FOLDED { std::ostream::write(data, size); });
     }
     return *this;
   }
@@ -134,7 +143,7 @@ class MAPOUT_API ostream final : public std::ostream {
 
   ostream& operator<<(char c) {
     if (!unpadded() || !buf_.store(c))
-      through_standard([&] { static_cast<std::ostream&>(*this) << c; });
+      through_standard([&]() MAPOUT_FOLDED { static_cast<std::ostream&>(*this) << c; });
     return *this;
   }
   ostream& operator<<(signed char c) { return *this << static_cast<char>(c); }
@@ -142,13 +151,13 @@ class MAPOUT_API ostream final : public std::ostream {
   ostream& operator<<(const char* text) {
     // std::ostream sets badbit for a null pointer.
     if (text == nullptr || !unpadded() || !buf_.store(text, std::char_traits<char>::length(text))) {
-      through_standard([&] { static_cast<std::ostream&>(*this) << text; });
+      through_standard([&]() MAPOUT_FOLDED { static_cast<std::ostream&>(*this) << text; });
     }
     return *this;
   }
   ostream& operator<<(std::string_view text) {
     if (!unpadded() || !buf_.store(text.data(), text.size()))
-      through_standard([&] { static_cast<std::ostream&>(*this) << text; });
+      through_standard([&]() MAPOUT_FOLDED { static_cast<std::ostream&>(*this) << text; });
     return *this;
   }
   ostream& operator<<(const std::string& text) { return *this << std::string_view(text); }
@@ -173,7 +182,7 @@ class MAPOUT_API ostream final : public std::ostream {
 
   // Manipulators (std::endl, std::hex, ...) act on the stream as on any std::ostream.
   ostream& operator<<(std::ostream& (*manipulator)(std::ostream&)) {
-    return through_standard([&] { manipulator(*this); });
+    return through_standard([&]() MAPOUT_FOLDED { manipulator(*this); });
   }
   ostream& operator<<(std::ios& (*manipulator)(std::ios&)) {
     manipulator(*this);
@@ -185,7 +194,7 @@ class MAPOUT_API ostream final : public std::ostream {
   }
   // As std::ostream::flush: badbit when the buffer's sync fails.
   ostream& flush() {
-    return through_standard([this] { std::ostream::flush(); });
+    return through_standard([this]() MAPOUT_FOLDED { std::ostream::flush(); });
   }
 
   // Everything else a std::ostream prints (double, bool, pointers, std::setw, enums and user types
@@ -199,7 +208,8 @@ class MAPOUT_API ostream final : public std::ostream {
                 std::is_same_v<decltype(std::declval<std::ostream&>() << std::declval<T>()),
                                std::ostream&>>>
   ostream& operator<<(T&& value) {
-    return through_standard([&] { static_cast<std::ostream&>(*this) << std::forward<T>(value); });
+    return through_standard(
+        [&]() MAPOUT_FOLDED { static_cast<std::ostream&>(*this) << std::forward<T>(value); });
   }
 
  private:
@@ -242,7 +252,7 @@ class MAPOUT_API ostream final : public std::ostream {
     if (plain_decimal() && buf_.epptr() - put > longest) {
       buf_.pbump(static_cast<int>(detail::write_decimal(put, value) - put));
     } else {
-      through_standard([&] {
+      through_standard([&]() MAPOUT_FOLDED {
         watch_locale();
         std::ostream::operator<<(value);
       });
@@ -264,7 +274,7 @@ class MAPOUT_API ostream final : public std::ostream {
           put, buf_.epptr(), value, std::chars_format::general, static_cast<int>(digits));
       buf_.pbump(static_cast<int>(text.ptr - put));
     } else {
-      through_standard([&] {
+      through_standard([&]() MAPOUT_FOLDED {
         watch_locale();
         std::ostream::operator<<(value);
       });
@@ -293,7 +303,7 @@ class MAPOUT_API ostream final : public std::ostream {
   // ask, its generic failure: that one is replaced by the buffer's (errno, the operation, the
   // path).
   template <typename Call>
-  ostream& through_standard(Call&& call) {
+  MAPOUT_FOLDED ostream& through_standard(Call&& call) {
     try {
       call();
     } catch (const std::ios_base::failure&) {
@@ -315,3 +325,5 @@ inline void swap(ostream& a, ostream& b) {
 }
 
 }  // namespace mapout
+
+#undef MAPOUT_FOLDED

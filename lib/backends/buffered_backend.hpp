@@ -11,9 +11,9 @@ namespace mapout::detail {
 
 // On a regular file not opened for appending, the buffer holds the bytes of one stretch of the
 // file, [base_, base_ + filled): a seek that lands inside it moves the cursor with no system
-// call, so that a length patched behind a record costs a store (docs/decisions.md, "seeking
-// buffer"). A stretch that starts where the descriptor's offset stands goes out with write(2),
-// any other with pwrite(2). Elsewhere (pipes, devices, append mode) writes go through the
+// call, so that a length patched behind a record costs a store (docs/decisions.md, "The
+// buffer follows seeks"). A stretch that starts where the descriptor's offset stands goes out with
+// write(2), any other with pwrite(2). Elsewhere (pipes, devices, append mode) writes go through the
 // descriptor's own offset, as with std::filebuf: a seek is an lseek(2) after the buffer is out.
 // What it sees is told to the strategy's handover, which says when a mapping takes over.
 class buffered_backend final : public backend {
