@@ -102,12 +102,14 @@ configure() {
   echo "$wanted" >"$dir/.mapout-options"
 }
 
-# build DIR: builds what is out of date, saying how many targets that is first.
+# build DIR [TARGET...]: builds what is out of date (of the targets named, or everything), saying
+# how many targets that is first.
 build() {
   local dir=$1 count
-  count=$(ninja -C "$dir" -n 2>/dev/null | sed -n 's|^\[[0-9]*/\([0-9]*\)\].*|\1|p' | tail -n 1)
+  shift
+  count=$(ninja -C "$dir" -n "$@" 2>/dev/null | sed -n 's|^\[[0-9]*/\([0-9]*\)\].*|\1|p' | tail -n 1)
   if [ -n "$count" ]; then echo "building $dir/: $count targets"; fi
-  quietly ninja -C "$dir"
+  quietly ninja -C "$dir" "$@"
 }
 
 # excluded_tests FILE: the GoogleTest patterns FILE names, one a line before its reason, joined as a
@@ -124,17 +126,18 @@ excluded_tests() {
   printf '%s\n' "$patterns" | paste -sd:
 }
 
-# run_tests DIR: each test suite with its result on one line, then one summary line counted from
-# the GoogleTest reports.
+# run_tests DIR [SUITE...]: each test suite (those named, or every one) with its result on one
+# line, then one summary line counted from the GoogleTest reports.
 run_tests() {
   local dir=$1 reports=$1/test-reports
+  shift
   rm -rf "$reports"
   mkdir -p "$reports"
   local status=0
-  local suites
-  suites=$(meson test -C "$dir" --list --no-rebuild 2>/dev/null | grep -vc '^ninja:')
+  local suites=$#
+  [ "$suites" -gt 0 ] || suites=$(meson test -C "$dir" --list --no-rebuild 2>/dev/null | grep -vc '^ninja:')
   echo "running $suites test suites (mapout_tests takes the longest)"
-  GTEST_OUTPUT="json:${report_drive:-}$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild |
+  GTEST_OUTPUT="json:${report_drive:-}$PWD/$reports/" meson test -C "$dir" --print-errorlogs --no-rebuild "$@" |
     grep --line-buffered -Ev \
       '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): +[0-9]+ *$|^Full log written|^$' ||
     status=$?
@@ -172,8 +175,10 @@ case "$mode" in
   tsan)
     configure build-tsan -Dperf=disabled -Dbuildtype=debugoptimized -Db_sanitize=thread \
       -Db_lundef=false
-    build build-tsan
-    GTEST_FILTER='Concurrency.*:Parallel*:SigbusMode.*:BackgroundPopulate.LargeFile*:BackgroundPopulate.Refused*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan
+    # Only the suites that hold the threaded tests.
+    threaded=(mapout_tests parallel_tests mapout_fault_tests)
+    build build-tsan "${threaded[@]/#/test/}"
+    GTEST_FILTER='Concurrency.*:Parallel*:SigbusMode.*:BackgroundPopulate.LargeFile*:BackgroundPopulate.Refused*' TSAN_OPTIONS=halt_on_error=1 run_tests build-tsan "${threaded[@]}"
     ;;
   cxx20)
     # The suites of the headers users compile in their own standard. Not the whole tree: GCC 12

@@ -374,21 +374,16 @@ TEST(OutputFile, OpenStreamRefusesAnotherFileAndLeavesItOpen) {
   EXPECT_EQ(read_file(dir / "first"), "first");
 }
 
-TEST(OutputFile, StreamTakingAnAppendingFileTellsAsAnAppendingStream) {
+TEST(OutputFile, StreamTakingAnAppendingFileTellsWhereTheBytesLand) {
   temp_dir dir;
-  { std::ofstream(dir / "log") << "old\n"; }
+  std::ofstream(dir / "log", std::ios_base::binary) << "old\n";
   mapout::output_file file;
   ASSERT_FALSE(file.open(dir / "log", std::ios_base::app));
   mapout::ostream out;
   out.open(std::move(file));
-  std::ofstream oracle(dir / "oracle", std::ios_base::app);
-  oracle << "old\n";
-  oracle.close();
-  oracle.open(dir / "oracle", std::ios_base::app);
   out << "new\n";
-  oracle << "new\n";
-  EXPECT_EQ(out.tellp(), oracle.tellp());
+  EXPECT_EQ(out.tellp(), 8);
   out.close();
-  oracle.close();
-  EXPECT_EQ(read_file(dir / "log"), read_file(dir / "oracle"));
+  EXPECT_FALSE(out.fail()) << out.error_message();
+  EXPECT_EQ(read_file(dir / "log"), "old\nnew\n");
 }

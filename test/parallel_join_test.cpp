@@ -280,9 +280,10 @@ TEST(ParallelJoin, TheWayThatMapsHasOneHelperWriteWhileTheOthersMap) {
     }
     ::close(fd);
     EXPECT_TRUE(read_file(dir / "joined") == head + held);
-    EXPECT_EQ(mapping.count(std::this_thread::get_id()), 1u);
-    // With two threads the one helper has copied a stretch; with three, the mapping helper may
-    // have taken every one the caller left.
+    // The caller maps whatever stretches it takes, but on a loaded machine the helpers may take
+    // them all first. With two threads the one helper has copied a stretch (the caller's first
+    // mapping waits for it); with three, the mapping helper may have taken every one the caller
+    // left.
     if (threads == 2) {
       ASSERT_EQ(writing.size(), 1u);
     } else {
