@@ -456,6 +456,25 @@ TEST(Cursor, UseAfterReleaseThrows) {
   EXPECT_EQ(read_file(dir / "released"), "ac");
 }
 
+// A buffer or file never opened fails as a closed one: EBADF, thrown from a buffer's cursor.
+TEST(Cursor, OnAFileNeverOpenedFailsAsOnAClosedOne) {
+  mapout::streambuf buf;
+  {
+    mapout::cursor put(buf);
+    EXPECT_THROW(put.put('x'), std::ios_base::failure);
+    EXPECT_THROW(put.next(), std::ios_base::failure);
+  }
+  mapout::output_file file;
+  mapout::window view = file.current();
+  {
+    mapout::cursor put(file, view);
+    put << "dropped";
+    const mapout::window memory = put.next();
+    EXPECT_EQ(memory.begin, memory.end);
+  }
+  EXPECT_FALSE(file.is_open());
+}
+
 TEST(Cursor, StreamThatIsNotGoodReceivesNothing) {
   temp_dir dir;
   mapout::ostream out(dir / "bad");

@@ -47,6 +47,17 @@ struct print_window;
 // - Formatting is std::to_chars's, whatever the stream's flags, width and locale.
 // - Keep it a local variable, and hand it only to code that is inlined: once its address escapes,
 //   the compiler must reload it around every byte again. It must not outlive its owner.
+//
+// A writer that copies into memory it is handed, such as an adapter for Protocol Buffers'
+// ZeroCopyOutputStream or Cap'n Proto's BufferedOutputStream, borrows the window of a stream the
+// program has open through a cursor it keeps as a member (its address may escape: nothing goes a
+// byte at a time), with next() and back_up() (the pattern in mapout/window.hpp):
+//
+//   bool Next(void** data, int* size) override {
+//     const mapout::window memory = cursor_.next();  // all of it counted as written
+//     ...
+//   }
+//   void BackUp(int count) override { cursor_.back_up(count); }  // the tail not written after all
 class MAPOUT_API cursor {
  public:
   // Inline, as every member: a call made with `this` would let the cursor's address escape.
@@ -70,7 +81,7 @@ class MAPOUT_API cursor {
     const owner held = owner_;
     owner_.kind = owner_kind::released;
     hand_back(held, view_, put_, end_, true);
-    put_ = end_ = nullptr;
+    put_ = end_ = handed_out_ = nullptr;
   }
 
   cursor& put(char c) {
@@ -84,6 +95,25 @@ class MAPOUT_API cursor {
     detail::copy_short(put_, data, size);
     put_ += size;
     return *this;
+  }
+
+  // The window from the cursor on, at least one byte (the file is called when it is used up), all
+  // of it counted as written: the caller fills what it needs and gives the rest back with
+  // back_up(). Empty when nothing more can be written, the failure reported as put() reports it.
+  window next() {
+    if (put_ == end_) take(make_room_through(owner_, put_));
+    const window memory{put_, end_};
+    handed_out_ = put_;
+    put_ = end_;
+    return memory;
+  }
+  // The last `size` bytes at the cursor are not written after all: the cursor moves back over
+  // them. They must be of the memory the last next() handed out, with no store since; throws
+  // std::logic_error for more than it handed out. The bytes given back must hold what they held:
+  // on a mapping they may be the file's.
+  void back_up(std::size_t size) {
+    if (size > static_cast<std::size_t>(put_ - handed_out_)) throw_past_handed_out();
+    put_ -= size;
   }
 
   cursor& operator<<(char c) {
@@ -160,12 +190,19 @@ class MAPOUT_API cursor {
     end_ = from.view.end;
     owner_ = from.held;
     view_ = from.caller_view;
+    handed_out_ = put_;
   }
 
   // Makes room at `put` and stores `c` there, or writes `size` bytes there. Storing the byte out
   // of line keeps it out of the inline loop's registers across the call.
   static refilled put_through(owner held, char* put, char c) noexcept;
   static refilled write_through(owner held, char* put, const char* data, std::size_t size) noexcept;
+  // Makes room at `put`, for next().
+  static refilled make_room_through(owner held, char* put) noexcept;
+  // The owner's file called through `call` for a new window at `put`; cursor.cpp's alone.
+  template <typename Call>
+  static refilled refill(owner held, char* put, Call call) noexcept;
+  [[noreturn]] static void throw_past_handed_out();
   static output_file& file_of(owner held) noexcept;
   static bool stream_is_bad(owner held) noexcept;
   // Reports the failure as the owner does: badbit, a thrown failure, or nothing (output_file).
@@ -177,6 +214,7 @@ class MAPOUT_API cursor {
   void take(const refilled& result) {
     put_ = result.view.begin;
     end_ = result.view.end;
+    handed_out_ = put_;
     if (result.failed) report(owner_);
   }
   cursor& put_slowly(char c) {
@@ -201,6 +239,9 @@ class MAPOUT_API cursor {
 
   char* put_ = nullptr;
   char* end_ = nullptr;
+  // Where the memory the last next() handed out begins: back_up() moves the cursor no further
+  // back. At the cursor while nothing is handed out; set where the window changes, never per byte.
+  char* handed_out_ = nullptr;
   owner owner_;
   window* view_ = nullptr;  // the caller's, on an output_file
 };

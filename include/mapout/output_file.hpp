@@ -156,8 +156,9 @@ class MAPOUT_API output_file {
   std::error_code flush(window& view, seek_range& range) noexcept;
   std::error_code publish(window& view, seek_range& range) noexcept;
   std::error_code persist(window& view, seek_range& range) noexcept;
-  // write() for the cursor that holds the window.
+  // write() and make_room() for the cursor that holds the window.
   std::error_code write_from_cursor(window& view, const char* data, std::size_t size) noexcept;
+  std::error_code make_room_from_cursor(window& view) noexcept;
 
   struct state;
   // Both opens: `fd` taken over when it is not -1, otherwise `path` opened in `mode`.

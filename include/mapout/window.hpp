@@ -8,6 +8,15 @@ namespace mapout {
 
 // The caller may store into [begin, end); begin is its cursor. It is empty before open, after
 // close and after a seek out of the mapped range: output_file::make_room() then makes room.
+//
+// Handing memory out and taking its unused tail back (Protocol Buffers' ZeroCopyOutputStream:
+// Next, then BackUp): hand out [begin, end) and move begin to end, all of it counted as written;
+// to give back the last n bytes the writer did not fill, move begin back n. That is allowed
+// until the next call, no further back than where the window began at the last call, and over
+// bytes nothing was stored into: they still hold what they held (on a mapping, the file's
+// bytes or zeros), and the next call takes begin as the end of what was written. Such bytes need
+// no stored_end. mapout::cursor's next() and back_up() do this for an open mapout::ostream,
+// streambuf or output_file (mapout/cursor.hpp).
 struct window {
   char* begin = nullptr;
   char* end = nullptr;

@@ -133,8 +133,18 @@ std::error_code output_file::write(window& view, const char* data, std::size_t s
 
 std::error_code output_file::write_from_cursor(window& view, const char* data,
                                                std::size_t size) noexcept {
+  // A file never opened has no state that a cursor could hold.
+  if (!state_) return not_open("write");
   state_->held_by_cursor = false;
   const std::error_code ec = write(view, data, size);
+  state_->held_by_cursor = true;
+  return ec;
+}
+
+std::error_code output_file::make_room_from_cursor(window& view) noexcept {
+  if (!state_) return not_open("write");
+  state_->held_by_cursor = false;
+  const std::error_code ec = make_room(view, 1);
   state_->held_by_cursor = true;
   return ec;
 }

@@ -355,12 +355,33 @@ int rename_at(int from_directory, const char* from, int to_directory, const char
              : fail_from_last_error();
 }
 
+// unlink(2) asks nothing of the file's own bits, but DeleteFileW refuses a file with the
+// read-only attribute, which a temporary made for a read-only target has: the attribute is
+// cleared, the file deleted, and the attribute put back where the file stays all the same.
+int delete_file(const std::wstring& path) noexcept {
+  if (DeleteFileW(path.c_str())) return 0;
+  const DWORD refused = GetLastError();
+  const DWORD attributes = GetFileAttributesW(path.c_str());
+  if (refused != ERROR_ACCESS_DENIED || attributes == INVALID_FILE_ATTRIBUTES ||
+      (attributes & FILE_ATTRIBUTE_READONLY) == 0 || (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+    return fail_with(windows::errno_of(refused));
+  }
+  const DWORD writable = attributes & ~static_cast<DWORD>(FILE_ATTRIBUTE_READONLY);
+  if (!SetFileAttributesW(path.c_str(), writable != 0 ? writable : FILE_ATTRIBUTE_NORMAL)) {
+    return fail_with(windows::errno_of(refused));
+  }
+  if (DeleteFileW(path.c_str())) return 0;
+  const DWORD failed = GetLastError();
+  // The deletion's failure is the one reported, whether or not the attribute goes back.
+  SetFileAttributesW(path.c_str(), attributes);
+  return fail_with(windows::errno_of(failed));
+}
+
 int unlink_at(int directory, const char* name, int flags) noexcept {
   std::wstring path;
   if (!path_at(directory, name, path)) return -1;
-  const bool removed =
-      (flags & AT_REMOVEDIR) ? RemoveDirectoryW(path.c_str()) != 0 : DeleteFileW(path.c_str()) != 0;
-  return removed ? 0 : fail_from_last_error();
+  if (flags & AT_REMOVEDIR) return RemoveDirectoryW(path.c_str()) ? 0 : fail_from_last_error();
+  return delete_file(path);
 }
 
 }  // namespace

@@ -59,21 +59,36 @@ cursor::taken cursor::take(output_file& file, window& view) {
   return result;
 }
 
+template <typename Call>
+cursor::refilled cursor::refill(owner held, char* put, Call call) noexcept {
+  if (held.kind == owner_kind::dropping) return {{put, put}, false};
+  if (held.kind == owner_kind::released) return {{put, put}, true};
+  if (stream_is_bad(held)) return {{put, put}, false};
+  window view{put, put};
+  const std::error_code ec = call(file_of(held), view);
+  // After a failure the window is empty at the cursor, so that every later call comes back here.
+  if (ec) return {{view.begin, view.begin}, true};
+  return {view, false};
+}
+
 cursor::refilled cursor::put_through(owner held, char* put, char c) noexcept {
   return write_through(held, put, &c, 1);
 }
 
 cursor::refilled cursor::write_through(owner held, char* put, const char* data,
                                        std::size_t size) noexcept {
-  if (held.kind == owner_kind::dropping) return {{put, put}, false};
-  if (held.kind == owner_kind::released) return {{put, put}, true};
-  if (stream_is_bad(held)) return {{put, put}, false};
-  window view{put, put};
-  output_file& file = file_of(held);
-  const std::error_code ec = file.write_from_cursor(view, data, size);
-  // After a failure the window is empty at the cursor, so that every later call comes back here.
-  if (ec) return {{view.begin, view.begin}, true};
-  return {view, false};
+  return refill(held, put, [data, size](output_file& file, window& view) {
+    return file.write_from_cursor(view, data, size);
+  });
+}
+
+cursor::refilled cursor::make_room_through(owner held, char* put) noexcept {
+  return refill(held, put,
+                [](output_file& file, window& view) { return file.make_room_from_cursor(view); });
+}
+
+void cursor::throw_past_handed_out() {
+  throw std::logic_error("mapout::cursor: back_up() past the memory next() handed out");
 }
 
 void cursor::report(owner held) {
