@@ -153,10 +153,11 @@ MAPOUT_API int mapout_seek(mapout_file* file, int64_t offset, int whence);
  * std::fstream's tellp does, from where the file was opened until the bytes are written; ftello
  * counts from the end. */
 MAPOUT_API int64_t mapout_tell(mapout_file* file);
-/* fflush: 0, or -1. Free on a regular file unless the flush_publishes option asks for
- * mapout_publish(); on a pipe, a terminal or an appended file it writes. NULL flushes every open
- * file, as fflush(NULL) does: -1 with the first failure's errno if one failed; no file may be in
- * use by another thread meanwhile. */
+/* fflush: 0, or -1. Free on a regular file mapout_open() opened unless the flush_publishes option
+ * asks for mapout_publish(); on a pipe, a terminal, an appended file or a descriptor on the buffer
+ * that mapout_fdopen() took over it writes. NULL flushes every open file, as fflush(NULL) does:
+ * -1 with the first failure's errno if one failed; no file may be in use by another thread
+ * meanwhile. */
 MAPOUT_API int mapout_flush(mapout_file* file);
 /* The file's size and bytes as close would leave them, for a reader in another process: 0 or -1. */
 MAPOUT_API int mapout_publish(mapout_file* file);
