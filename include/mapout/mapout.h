@@ -128,8 +128,9 @@ static inline int mapout_puts(const char* text, mapout_file* file) {
 
 /* vfprintf: C99's conversions with glibc's extensions, the same bytes as the platform's vfprintf
  * (glibc's; mingw-w64's on Windows, which C++ calls) in the thread's locale, and its return value:
- * the bytes written, or a negative value with errno set (EOVERFLOW past INT_MAX, EINVAL for a bad
- * format, EILSEQ for a wide character with no multibyte form, or the write's errno). %n stores
+ * the bytes written, or a negative value with errno set (EOVERFLOW past INT_MAX, EINVAL for a
+ * format that ends inside a specification, after the bytes before it, EILSEQ for a wide character
+ * with no multibyte form, or the write's errno). %n stores
  * the count, as glibc does without _FORTIFY_SOURCE: the format must be the program's own text.
  * Numbered arguments and conversions mapout does not know (glibc's %b, those of
  * register_printf_specifier) go with the rest of the format to the platform's vsnprintf; a %n
