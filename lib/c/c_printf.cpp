@@ -711,6 +711,7 @@ int print(c_handle& h, const char* format, std::va_list* args) noexcept {
     }
     if (s.width_star) {
       s.width = s.width_argument = va_arg(*args, int);
+      // No field of 2^31 bytes, which glibc writes before it fails (docs/c-api.md).
       if (s.width == INT_MIN) {
         errno = EOVERFLOW;
         return -1;
