@@ -130,11 +130,10 @@ static inline int mapout_puts(const char* text, mapout_file* file) {
  * (glibc's; mingw-w64's on Windows, which C++ calls) in the thread's locale, and its return value:
  * the bytes written, or a negative value with errno set (EOVERFLOW past INT_MAX, EINVAL for a
  * format that ends inside a specification, after the bytes before it, EILSEQ for a wide character
- * with no multibyte form, or the write's errno). %n stores
- * the count, as glibc does without _FORTIFY_SOURCE: the format must be the program's own text.
- * Numbered arguments and conversions mapout does not know (glibc's %b, those of
- * register_printf_specifier) go with the rest of the format to the platform's vsnprintf; a %n
- * after one counts from it. */
+ * with no multibyte form, or the write's errno). %n stores the count, as glibc does without
+ * _FORTIFY_SOURCE: the format must be the program's own text. Numbered arguments and conversions
+ * mapout does not know (glibc's %b, those of register_printf_specifier) go with the rest of the
+ * format to the platform's vsnprintf; a %n after one counts from it. */
 MAPOUT_API int mapout_vprintf(mapout_file* file, const char* format, va_list args)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 0)))
