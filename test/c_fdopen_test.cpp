@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -205,6 +206,63 @@ TEST(CFdopen, AppendingDescriptorAppendsInModeW) {
   mapout_puts("third\n", out);
   ASSERT_EQ(mapout_close(out), 0);
   EXPECT_EQ(read_file(dir / "log"), "first\nsecond\nother\nthird\n");
+}
+
+// A tool run as `tool > log` that flushes before system() or fork(): the flush writes the buffer
+// out, so the child's bytes, written through the same open file, come after it, as with glibc's
+// fflush. An O_WRONLY descriptor (a shell's '>'), in a file holding bytes and in an empty one,
+// and an O_RDWR one on the buffer: the file's size and bytes after the flush, the bytes at close
+// and the offset left are glibc's.
+TEST(CFdopen, FlushWritesTheBufferBeforeAnotherWriterOfTheDescriptor) {
+  struct scenario {
+    int access;
+    int strategy;
+    const char* before;
+    off_t offset;
+    const char* after;
+  };
+  for (const scenario& s : {scenario{O_WRONLY, MAPOUT_AUTOMATIC, "0123456789", 3, "012AB#CD89"},
+                            scenario{O_WRONLY, MAPOUT_AUTOMATIC, "", 0, "AB#CD"},
+                            scenario{O_WRONLY, MAPOUT_BUFFERED, "0123456789", 3, "012AB#CD89"},
+                            scenario{O_RDWR, MAPOUT_BUFFERED, "0123456789", 3, "012AB#CD89"}}) {
+    SCOPED_TRACE(std::string(s.access == O_WRONLY ? "O_WRONLY " : "O_RDWR ") + s.before);
+    temp_dir dir;
+    write_file(dir / "stdio", s.before);
+    write_file(dir / "mapout", s.before);
+    const int theirs_fd = ::open((dir / "stdio").string().c_str(), s.access | O_CLOEXEC | as_bytes);
+    const int ours_fd = ::open((dir / "mapout").string().c_str(), s.access | O_CLOEXEC | as_bytes);
+    ASSERT_EQ(::lseek(theirs_fd, s.offset, SEEK_SET), s.offset);
+    ASSERT_EQ(::lseek(ours_fd, s.offset, SEEK_SET), s.offset);
+    // The child's descriptor: the same open file, so the same offset.
+    const int theirs_child = ::dup(theirs_fd);
+    const int ours_child = ::dup(ours_fd);
+    std::FILE* theirs = ::fdopen(theirs_fd, "w");
+    const mapout_options opts = with_strategy(s.strategy);
+    mapout_file* ours = mapout_fdopen(ours_fd, "w", &opts);
+    ASSERT_NE(theirs, nullptr);
+    ASSERT_NE(ours, nullptr);
+    std::fputs("AB", theirs);
+    mapout_puts("AB", ours);
+    ASSERT_EQ(std::fflush(theirs), 0);
+    ASSERT_EQ(mapout_flush(ours), 0);
+    struct stat theirs_flushed;
+    struct stat ours_flushed;
+    ASSERT_EQ(::fstat(theirs_child, &theirs_flushed), 0);
+    ASSERT_EQ(::fstat(ours_child, &ours_flushed), 0);
+    EXPECT_EQ(ours_flushed.st_size, theirs_flushed.st_size);
+    EXPECT_EQ(read_file(dir / "mapout"), read_file(dir / "stdio"));
+    ASSERT_EQ(::write(theirs_child, "#", 1), 1);
+    ASSERT_EQ(::write(ours_child, "#", 1), 1);
+    std::fputs("CD", theirs);
+    mapout_puts("CD", ours);
+    ASSERT_EQ(std::fclose(theirs), 0);
+    ASSERT_EQ(mapout_close(ours), 0);
+    EXPECT_EQ(::lseek(ours_child, 0, SEEK_CUR), ::lseek(theirs_child, 0, SEEK_CUR));
+    ::close(theirs_child);
+    ::close(ours_child);
+    EXPECT_EQ(read_file(dir / "stdio"), s.after);
+    EXPECT_EQ(read_file(dir / "mapout"), read_file(dir / "stdio"));
+  }
 }
 
 #ifndef _WIN32

@@ -385,13 +385,9 @@ TEST(CPrintf, BadFormatsFailAsGlibcFails) {
   temp_dir dir;
   printed p(dir, small_windows(MAPOUT_BUFFERED, 64));
   p.both("trailing %", 0);
+  p.expected() += "trailing ";  // written before the failure, as by fprintf (below)
   p.both("%2147483648d", 1);
   p.both("%.2147483648d", 1);
-  // glibc's own answer takes seconds of padding: INT_MIN has no magnitude in an int.
-  errno = 0;
-  const volatile int least = INT_MIN;
-  EXPECT_EQ(mapout_printf(p.file(), "%*d", least, 1), -1);
-  EXPECT_EQ(errno, EOVERFLOW);
   p.both("%ls", L"\u00e9t\u00e9");  // no multibyte form in the C locale: EILSEQ
   p.both("%lc|%ls|%S|%C", static_cast<wint_t>(L'a'), L"wide", L"S", static_cast<wint_t>(L'C'));
   errno = 0;
@@ -401,6 +397,75 @@ TEST(CPrintf, BadFormatsFailAsGlibcFails) {
   EXPECT_EQ(mapout_printf(p.file(), nullptr), -1);
   EXPECT_EQ(errno, EINVAL);
   p.check();
+}
+
+// A width of INT_MIN from '*' has no magnitude in an int: glibc writes 2^31 bytes of the field,
+// then fails with EOVERFLOW; mapout writes the bytes before the specification and none of the
+// field, and fails at once, with the file unharmed.
+TEST(CPrintf, IntMinWidthWritesNoneOfTheFieldAndFailsWithEoverflow) {
+  temp_dir dir;
+  printed p(dir, small_windows(MAPOUT_BUFFERED, 16));
+  // Hidden from the compiler, which would warn of the width it sees.
+  const volatile int least = INT_MIN;
+  errno = 0;
+  EXPECT_EQ(mapout_printf(p.file(), "before %*d after", least, 1), -1);
+  EXPECT_EQ(errno, EOVERFLOW);
+  errno = 0;
+  EXPECT_EQ(mapout_printf(p.file(), "|%-*s|", least, "text"), -1);
+  EXPECT_EQ(errno, EOVERFLOW);
+  EXPECT_EQ(mapout_printf(p.file(), "%d", 3), 1);
+  p.expected() = "before |3";
+  p.check();
+}
+
+// One format through the C library's fprintf and through mapout_printf, with errno set for a %m:
+// the same return value, and errno after a failure.
+template <typename... Args>
+void fprintf_both(std::FILE* theirs, mapout_file* ours, const char* format, Args... args) {
+  errno = E2BIG;
+  const int want = std::fprintf(theirs, format, args...);
+  const int want_errno = errno;
+  errno = E2BIG;
+  EXPECT_EQ(mapout_printf(ours, format, args...), want) << format;
+  if (want < 0) {
+    EXPECT_EQ(errno, want_errno) << format;
+  }
+  std::fputs("|", theirs);
+  mapout_puts("|", ours);
+}
+
+// A format that ends inside a specification ("abc%", "x%5", "%-") fails with EINVAL after the
+// bytes before it, which glibc's fprintf writes first: text, conversions written here and those
+// handed to the C library with the rest of the format. Numbered arguments make glibc write the
+// '%' as text. Across window edges on both strategies, the bytes compared with fprintf's file.
+TEST(CPrintf, FormatEndingInsideASpecificationWritesTheBytesBeforeIt) {
+  for (const int strategy : {MAPOUT_BUFFERED, MAPOUT_MAPPED}) {
+    SCOPED_TRACE(strategy);
+    temp_dir dir;
+    std::FILE* theirs = std::fopen((dir / "stdio").string().c_str(), "wb");
+    const mapout_options opts = small_windows(strategy, 4);
+    mapout_file* ours = mapout_open((dir / "mapout").string().c_str(), "w", &opts);
+    ASSERT_NE(theirs, nullptr);
+    ASSERT_NE(ours, nullptr);
+    for (const char* format : {"abc%", "x%5", "%-", "abc%ll", "a%.*", "a% #0", "a%%%", "%d abc%",
+                               "%d%%%5.3l", "%x and a longer text than the window%"}) {
+      fprintf_both(theirs, ours, format, 5, 6);
+    }
+    fprintf_both(theirs, ours, "%s, %c%", "text", 'c');
+    fprintf_both(theirs, ours, "%.2f %e%", 0.5, 2.0);
+#ifndef _WIN32
+    // glibc's own: %b, %m and numbered arguments, written with the rest of the format.
+    fprintf_both(theirs, ours, "%b abc%", 5u, 6u);
+    fprintf_both(theirs, ours, "%b %m.%", 5u, 6u);
+    fprintf_both(theirs, ours, "%1$d abc%", 5, 6);
+#endif
+    ASSERT_EQ(std::fclose(theirs), 0);
+    ASSERT_EQ(mapout_close(ours), 0);
+    EXPECT_EQ(read_file(dir / "mapout"), read_file(dir / "stdio"));
+#ifndef _WIN32
+    EXPECT_EQ(read_file(dir / "stdio").substr(0, 12), "abc|x||abc|a");
+#endif
+  }
 }
 
 #ifndef _WIN32

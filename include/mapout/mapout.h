@@ -128,12 +128,12 @@ static inline int mapout_puts(const char* text, mapout_file* file) {
 
 /* vfprintf: C99's conversions with glibc's extensions, the same bytes as the platform's vfprintf
  * (glibc's; mingw-w64's on Windows, which C++ calls) in the thread's locale, and its return value:
- * the bytes written, or a negative value with errno set (EOVERFLOW past INT_MAX, EINVAL for a bad
- * format, EILSEQ for a wide character with no multibyte form, or the write's errno). %n stores
- * the count, as glibc does without _FORTIFY_SOURCE: the format must be the program's own text.
- * Numbered arguments and conversions mapout does not know (glibc's %b, those of
- * register_printf_specifier) go with the rest of the format to the platform's vsnprintf; a %n
- * after one counts from it. */
+ * the bytes written, or a negative value with errno set (EOVERFLOW past INT_MAX, EINVAL for a
+ * format that ends inside a specification, after the bytes before it, EILSEQ for a wide character
+ * with no multibyte form, or the write's errno). %n stores the count, as glibc does without
+ * _FORTIFY_SOURCE: the format must be the program's own text. Numbered arguments and conversions
+ * mapout does not know (glibc's %b, those of register_printf_specifier) go with the rest of the
+ * format to the platform's vsnprintf; a %n after one counts from it. */
 MAPOUT_API int mapout_vprintf(mapout_file* file, const char* format, va_list args)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 0)))
@@ -153,10 +153,11 @@ MAPOUT_API int mapout_seek(mapout_file* file, int64_t offset, int whence);
  * std::fstream's tellp does, from where the file was opened until the bytes are written; ftello
  * counts from the end. */
 MAPOUT_API int64_t mapout_tell(mapout_file* file);
-/* fflush: 0, or -1. Free on a regular file unless the flush_publishes option asks for
- * mapout_publish(); on a pipe, a terminal or an appended file it writes. NULL flushes every open
- * file, as fflush(NULL) does: -1 with the first failure's errno if one failed; no file may be in
- * use by another thread meanwhile. */
+/* fflush: 0, or -1. Free on a regular file mapout_open() opened unless the flush_publishes option
+ * asks for mapout_publish(); on a pipe, a terminal, an appended file or a descriptor on the buffer
+ * that mapout_fdopen() took over it writes. NULL flushes every open file, as fflush(NULL) does:
+ * -1 with the first failure's errno if one failed; no file may be in use by another thread
+ * meanwhile. */
 MAPOUT_API int mapout_flush(mapout_file* file);
 /* The file's size and bytes as close would leave them, for a reader in another process: 0 or -1. */
 MAPOUT_API int mapout_publish(mapout_file* file);

@@ -66,8 +66,10 @@ class MAPOUT_API output_file {
                        const options& opts = {}) noexcept;
   // Takes over `fd`, open for writing, as fdopen(3) does: writing starts at its offset and keeps
   // the bytes around it, goes to the end where it has O_APPEND, and close() closes it. Only an
-  // O_RDWR regular file can be mapped; EBADF for a descriptor not open for writing, EINVAL with
-  // options.atomic or write_if_changed (they need a path). A failed open leaves fd the caller's.
+  // O_RDWR regular file can be mapped; on the buffer, flush() writes it out, as fflush does, for
+  // the others that share the open file (a shell, a child). EBADF for a descriptor not open for
+  // writing, EINVAL with options.atomic or write_if_changed (they need a path). A failed open
+  // leaves fd the caller's.
   std::error_code open(int fd, const options& opts = {}) noexcept;
   bool is_open() const noexcept;
   // True when the window is a mapping of the file, false on the buffered strategy.
@@ -90,10 +92,10 @@ class MAPOUT_API output_file {
   // reads as zeros.
   std::int64_t seek(window& view, std::int64_t offset, std::ios_base::seekdir dir,
                     std::error_code& ec) noexcept;
-  // What std::ostream::flush asks for: the bytes go to write(2) on a pipe, a terminal, a socket or
-  // an appended file, where a reader waits for them; on a regular file nothing happens (the
-  // bytes are in the page cache already, or wait in the buffer for publish or close), unless
-  // options.flush_publishes asks for publish().
+  // What std::ostream::flush asks for: the bytes go to write(2) on a pipe, a terminal, a socket,
+  // an appended file or a descriptor taken over on the buffer, where another waits for them; on
+  // a regular file opened by path nothing happens (the bytes are in the page cache already, or
+  // wait in the buffer for publish or close), unless options.flush_publishes asks for publish().
   std::error_code flush(window& view) noexcept;
   // Makes the file's size and bytes what close() would leave, for a reader in another process,
   // while writing goes on.

@@ -37,7 +37,8 @@ struct opening {
   bool append = false;
   bool at_end = false;
   std::uint64_t position = 0;
-  bool flush_writes = false;  // each flush writes the buffer out, as stdio's fflush does
+  // A descriptor taken over, which others may share: each flush writes the buffer out, as fflush.
+  bool flush_writes = false;
 };
 
 // Both opens end here, with file.fd open: the backend the strategy picks for the target.

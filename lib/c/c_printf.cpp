@@ -602,21 +602,21 @@ bool convert(printf_output& out, const spec& s, std::va_list* args, int caller_e
   return (by_to_chars && floating(out, s, value)) || delegate(out, s, value);
 }
 
-// The rest of the format, from `from`, by vsnprintf with the arguments not yet taken.
-bool remaining(printf_output& out, const char* from, std::va_list* args) noexcept {
+// What vsnprintf writes for `format`, appended; false, with its errno, where it fails.
+bool write_formatted(printf_output& out, const char* format, std::va_list* args) noexcept {
   char text[512];
   std::va_list again;
   va_copy(again, *args);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-  const int size = std::vsnprintf(text, sizeof text, from, *args);
+  const int size = std::vsnprintf(text, sizeof text, format, *args);
   bool done = size >= 0;
   if (done && static_cast<std::size_t>(size) < sizeof text) {
     out.append(text, static_cast<std::size_t>(size));
   } else if (done) {
     std::unique_ptr<char[]> large(new (std::nothrow) char[static_cast<std::size_t>(size) + 1]);
     if (large) {
-      std::vsnprintf(large.get(), static_cast<std::size_t>(size) + 1, from, again);
+      std::vsnprintf(large.get(), static_cast<std::size_t>(size) + 1, format, again);
       out.append(large.get(), static_cast<std::size_t>(size));
     } else {
       errno = ENOMEM;
@@ -624,6 +624,48 @@ bool remaining(printf_output& out, const char* from, std::va_list* args) noexcep
     }
   }
 #pragma GCC diagnostic pop
+  va_end(again);
+  return done;
+}
+
+// The '%' of a specification that `format` ends inside ("abc%", "x%5"), or null.
+const char* unfinished_specification(const char* format) noexcept {
+  for (const char* at = format;;) {
+    const char* const percent = std::strchr(at, '%');
+    if (percent == nullptr) return nullptr;
+    if (percent[1] == '%') {
+      at = percent + 2;
+      continue;
+    }
+    spec s;
+    at = parse(percent, s);
+    if (s.conversion == '\0') return percent;
+  }
+}
+
+// The rest of the format, from `from`, by vsnprintf with the arguments not yet taken. Where it
+// fails on a specification the format ends inside, the bytes before it are written, as glibc's
+// vfprintf writes them before it fails with EINVAL.
+bool remaining(printf_output& out, const char* from, std::va_list* args) noexcept {
+  std::va_list again;
+  va_copy(again, *args);
+  const int caller_errno = errno;  // for a %m
+  const bool done = write_formatted(out, from, args);
+  const char* const unfinished = done ? nullptr : unfinished_specification(from);
+  if (unfinished != nullptr) {
+    int failure = errno;
+    const auto size = static_cast<std::size_t>(unfinished - from);
+    std::unique_ptr<char[]> before(new (std::nothrow) char[size + 1]);
+    // Without the memory the call fails as the format does, with none of the bytes before; a
+    // conversion before that fails in turn (EILSEQ) is the failure glibc meets first.
+    if (before) {
+      std::memcpy(before.get(), from, size);
+      before[size] = '\0';
+      errno = caller_errno;
+      if (!write_formatted(out, before.get(), &again)) failure = errno;
+    }
+    errno = failure;
+  }
   va_end(again);
   return done;
 }
@@ -669,6 +711,7 @@ int print(c_handle& h, const char* format, std::va_list* args) noexcept {
     }
     if (s.width_star) {
       s.width = s.width_argument = va_arg(*args, int);
+      // No field of 2^31 bytes, which glibc writes before it fails (docs/c-api.md).
       if (s.width == INT_MIN) {
         errno = EOVERFLOW;
         return -1;

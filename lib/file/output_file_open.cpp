@@ -75,12 +75,11 @@ error_cause output_file::state::take_descriptor(int fd, const options& opts) noe
   if (position < 0 && errno != ESPIPE) return detail::errno_failure("lseek");
   if (position < 0) position = 0;
   const bool may_map = detail::may_map(opts, append) && access == O_RDWR;
-  // Where the system hides O_APPEND, the descriptor may be another's log: its bytes go out at
-  // each flush, as stdio's do, so that they keep their order among the other writers'.
-  const bool flush_writes = !detail::platform::descriptors_show_append();
+  // The open file may be shared (a shell's redirection, a child after fork or system()): the
+  // buffer goes out at each flush, as stdio's does, so that the bytes keep their order among the
+  // other writers' of the same offset.
   return detail::open_backend(
-      file, {may_map, append, false, static_cast<std::uint64_t>(position), flush_writes}, opts,
-      backend);
+      file, {may_map, append, false, static_cast<std::uint64_t>(position), true}, opts, backend);
 }
 
 }  // namespace mapout

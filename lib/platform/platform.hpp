@@ -64,10 +64,6 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept;
 // the offset (msvcrt's), which tellp reports until the first write.
 bool append_starts_at_end() noexcept;
 
-// Whether a descriptor's status flags (F_GETFL) show O_APPEND: Windows' C runtime appends by
-// itself, seeking to the end before each write, and keeps the flag to itself.
-bool descriptors_show_append() noexcept;
-
 // Whether fdopen fits the descriptor to the mode, as glibc's does ("+" needs one open for reading
 // too, "a" sets O_APPEND and moves to the end); msvcrt's takes the descriptor as it is.
 bool fdopen_fits_descriptor() noexcept;

@@ -59,10 +59,6 @@ bool fdopen_fits_descriptor() noexcept {
   return true;
 }
 
-bool descriptors_show_append() noexcept {
-  return true;
-}
-
 // glibc's and the BSDs' fopen("a") seek to the end as they open.
 bool append_starts_at_end() noexcept {
   return true;

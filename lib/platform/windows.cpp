@@ -126,12 +126,6 @@ bool fdopen_fits_descriptor() noexcept {
   return false;
 }
 
-// A descriptor _open made with O_APPEND has a handle that may write anywhere: the C runtime seeks
-// to the end before each _write.
-bool descriptors_show_append() noexcept {
-  return false;
-}
-
 // msvcrt's fopen("a") leaves the offset at 0 and seeks to the end at each write.
 bool append_starts_at_end() noexcept {
   return false;
