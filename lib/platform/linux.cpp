@@ -116,6 +116,12 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return length > 0 && static_cast<std::size_t>(length) < size;
 }
 
+descriptor open_again(int fd) noexcept {
+  char path[32];
+  if (!name_of_open_file(fd, path, sizeof path)) return errno = EBADF, descriptor();
+  return descriptor(retry_on_eintr(sys().open, path, O_RDWR | O_CLOEXEC, mode_t{0}));
+}
+
 file_system_kind file_system_of(int fd) noexcept {
   struct statfs fs;
   if (retry_on_eintr(sys().fstatfs, fd, &fs) != 0) return file_system_kind::unknown;

@@ -34,6 +34,7 @@ constexpr std::size_t memory_reservation =
 
 void add_system_calls(system_calls& calls) noexcept {
   calls.mincore = mincore_of(::mincore);
+  calls.duplicate = [](int fd) { return ::fcntl(fd, F_DUPFD_CLOEXEC, 0); };
   // macOS has no posix_fallocate: reserve refuses there.
 #if defined(_POSIX_ADVISORY_INFO) && _POSIX_ADVISORY_INFO > 0
   calls.posix_fallocate = ::posix_fallocate;
@@ -76,6 +77,11 @@ descriptor hold(int directory, const char* name) noexcept {
 // POSIX names no open file; /dev/fd, where it exists, shares the open file description.
 bool name_of_open_file(int, char*, std::size_t) noexcept {
   return false;
+}
+
+// The duplicate shares fd's offset, which its caller leaves to the new descriptor meanwhile.
+descriptor open_again(int fd) noexcept {
+  return descriptor(sys().duplicate(fd));
 }
 
 std::size_t largest_memory_reservation() noexcept {

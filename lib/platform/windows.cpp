@@ -233,6 +233,13 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   return true;
 }
 
+// A path too long for GetFinalPathNameByHandleW's MAX_PATH has no name here.
+descriptor open_again(int fd) noexcept {
+  char path[4 * MAX_PATH];
+  if (!name_of_open_file(fd, path, sizeof path)) return errno = ENOTSUP, descriptor();
+  return descriptor(retry_on_eintr(sys().open, path, O_RDWR | O_CLOEXEC, mode_t{0}));
+}
+
 std::size_t largest_memory_reservation() noexcept {
   return memory_reservation;
 }
