@@ -34,7 +34,8 @@ constexpr long remote_file_systems[] = {
 // What x86-64 gives a process's user space: 128 TiB.
 constexpr std::uint64_t user_address_space = std::uint64_t{1} << 47;
 
-// Growing memory's first reservation: little of the address space, which mremap(2) grows past.
+// Growing memory's largest first reservation: little of the address space, which mremap(2) grows
+// past.
 constexpr std::size_t memory_reservation = std::size_t{1} << 30;
 
 short type_of(lock_kind kind) noexcept {

@@ -116,7 +116,7 @@ file_system_kind file_system_of(int fd) noexcept;
 // ---- memory ----
 
 // The calls under growing memory (growing_memory.hpp), which decides when to make each.
-// How much address space a growing memory first asks for.
+// The most address space a growing memory first asks for: less under a limit.
 std::size_t largest_memory_reservation() noexcept;
 // Reserves `size` bytes of private address space, none usable yet: its base, or null with errno
 // set (ENOMEM where the system gives less).

@@ -74,8 +74,9 @@ int all_resident(void*, std::size_t length, unsigned char* resident) noexcept {
   return 0;
 }
 
-// Growing memory's reservation: a 64-bit process has address space for many parts this large;
-// where the system gives less, as much as it gives, down to the least worth holding.
+// Growing memory's largest reservation: a 64-bit process has address space for many parts this
+// large; under a limit a share of what is left, and a part outgrowing it is copied into a larger
+// one (growing_memory.cpp).
 constexpr std::size_t memory_reservation =
     sizeof(void*) >= 8 ? static_cast<std::size_t>(std::uint64_t{1} << 36) : std::size_t{1} << 28;
 
