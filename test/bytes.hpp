@@ -26,11 +26,12 @@ inline std::size_t page_size() {
 
 // Printable bytes, never zero, that differ from one offset to the next. The period of 90 drifts
 // by one every 4093 bytes, so a copy shifted by any distance differs at least that often; `salt`
-// makes a second string that differs from the first at every offset.
-inline std::string pattern(std::size_t size, unsigned salt = 0) {
+// makes a second string that differs from the first at every offset. `from`: the bytes a longer
+// pattern has there, for writing one piece at a time.
+inline std::string pattern(std::size_t size, unsigned salt = 0, std::size_t from = 0) {
   std::string bytes(size, '\0');
-  for (std::size_t i = 0; i < size; ++i)
-    bytes[i] = static_cast<char>('!' + (i * 7 + i / 4093 + salt) % 90);
+  for (std::size_t i = from; i < from + size; ++i)
+    bytes[i - from] = static_cast<char>('!' + (i * 7 + i / 4093 + salt) % 90);
   return bytes;
 }
 

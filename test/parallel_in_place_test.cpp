@@ -1,6 +1,7 @@
 // mapout::parallel_output's parts whose place is known when they are first asked for (every part
 // before them closed): they write straight into the file, their positions still counted from
 // their own start, and the join copies none of their bytes.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
@@ -158,6 +159,49 @@ TEST(ParallelInPlace, PartInPlaceCountsPositionsFromItsOwnStart) {
     EXPECT_TRUE(read_file(dir / "joined") ==
                 "head of part zeroPATCHED!" + pattern(20000, 7) + "tail");
   }
+}
+
+// A part in place writes through a descriptor of its own, which a program started meanwhile does
+// not inherit: where the system names the open file it is opened again, elsewhere duplicated.
+#ifndef _WIN32
+TEST(ParallelInPlace, PartInPlaceDescriptorIsClosedAtExec) {
+  const temp_dir dir;
+  mapout::parallel_output out(dir / "joined", 2);
+  mapout::ostream& part = out.part(0);
+  part << "in place";
+  ASSERT_GE(part.native_handle(), 0);
+  const int flags = ::fcntl(part.native_handle(), F_GETFD);
+  ASSERT_GE(flags, 0);
+  EXPECT_NE(flags & FD_CLOEXEC, 0);
+  out.part(1) << ", then held";
+  ASSERT_FALSE(out.close()) << out.error_message();
+  EXPECT_EQ(read_file(dir / "joined"), "in place, then held");
+}
+#endif
+
+// Where no second descriptor can be had (the descriptor table is full), the part in place fails
+// and close() names the operation and the output; the parts in memory are joined all the same.
+TEST(ParallelInPlace, PartInPlaceWithoutASecondDescriptorIsReported) {
+  const temp_dir dir;
+  const auto path = dir / "joined";
+  mapout::parallel_output out(path, 2);
+  out.part(1) << "held";
+  {
+    const system_call_override<&system_calls::open> no_reopen(
+        [](const char* name, int flags, mode_t mode) {
+          if ((flags & O_CREAT) == 0) return errno = EMFILE, -1;
+          return real_system_calls().open(name, flags, mode);
+        });
+    const system_call_override<&system_calls::duplicate> no_duplicate(
+        [](int) { return errno = EMFILE, -1; });
+    out.part(0) << "lost";
+  }
+  EXPECT_TRUE(out.part(0).fail());
+  EXPECT_FALSE(out.part(0).is_open());
+  EXPECT_EQ(out.close(), std::errc::too_many_files_open);
+  EXPECT_EQ(out.error_message().rfind("mapout: open '" + path.string() + "': ", 0), 0u)
+      << out.error_message();
+  EXPECT_EQ(read_file(path), "held");
 }
 
 }  // namespace

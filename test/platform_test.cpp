@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "mapping/extent.hpp"
+#include "address_space_limit.hpp"
+#include "child_process.hpp"
 #include "file_system_type.hpp"
+#include "mapping/extent.hpp"
 #include "owned_memory.hpp"
 #include "platform/platform.hpp"
 #include "system_call_override.hpp"
@@ -173,11 +175,11 @@ TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
   mapout::detail::growing_memory& memory = owned.memory;
   ASSERT_FALSE(mapout::detail::reserve_memory(memory));
   ASSERT_EQ(memory.usable, 0u);
-  ASSERT_FALSE(mapout::detail::commit_memory(memory, 100));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 100, 0));
   ASSERT_GE(memory.usable, 100u);
   std::memcpy(memory.base, "part", 4);
   const std::size_t reserved = memory.reserved;
-  ASSERT_FALSE(mapout::detail::commit_memory(memory, reserved + 1));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, reserved + 1, 4));
   EXPECT_GT(memory.reserved, reserved);
   EXPECT_GE(memory.usable, reserved + 1);
   EXPECT_EQ(std::string(memory.base, 4), "part");
@@ -187,7 +189,8 @@ TEST_F(Platform, GrowingMemoryKeepsItsBytesPastItsReservation) {
   EXPECT_EQ(memory.base, nullptr);
 }
 
-// Under an address-space limit the reservation is what the system gives, and mremap(2) grows it.
+// Under an address-space limit the reservation is what the system gives, and it grows past it
+// (by mremap(2) on Linux, by a copy in the portable build).
 TEST_F(Platform, GrowingMemoryReservesLessWhereTheSystemGivesLess) {
   owned_memory owned;
   mapout::detail::growing_memory& memory = owned.memory;
@@ -200,11 +203,57 @@ TEST_F(Platform, GrowingMemoryReservesLessWhereTheSystemGivesLess) {
     ASSERT_FALSE(mapout::detail::reserve_memory(memory));
   }
   EXPECT_EQ(memory.reserved, std::size_t{64} << 20);
-  ASSERT_FALSE(mapout::detail::commit_memory(memory, 4));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 4, 0));
   std::memcpy(memory.base, "part", 4);
-  ASSERT_FALSE(mapout::detail::commit_memory(memory, std::size_t{65} << 20));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, std::size_t{65} << 20, 4));
   EXPECT_EQ(std::string(memory.base, 4), "part");
   EXPECT_FALSE(mapout::detail::release_memory(memory));
+}
+
+// Where twice the reservation cannot be had, the memory grows to what is wanted: under an
+// address-space limit a part takes the last of it.
+TEST_F(Platform, GrowingMemoryGrowsToWhatIsWantedWhereTwiceCannotBeHad) {
+  owned_memory owned;
+  mapout::detail::growing_memory& memory = owned.memory;
+  ASSERT_FALSE(mapout::detail::reserve_memory(memory));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 4, 0));
+  std::memcpy(memory.base, "part", 4);
+  const std::size_t wanted = memory.reserved + (std::size_t{1} << 20);
+  static std::size_t largest;
+  largest = wanted;
+  mapout::test::system_call_override<&system_calls::mremap> limited(
+      [](void* address, std::size_t length, std::size_t grown, int flags) {
+        if (grown > largest) return errno = ENOMEM, MAP_FAILED;
+        return mapout::detail::real_system_calls().mremap(address, length, grown, flags);
+      });
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, wanted, 4));
+  EXPECT_EQ(memory.reserved, wanted);
+  EXPECT_EQ(memory.usable, wanted);
+  EXPECT_EQ(std::string(memory.base, 4), "part");
+  largest = 0;
+  const error_cause why = mapout::detail::commit_memory(memory, wanted + 1, 4);
+  EXPECT_EQ(why.error, ENOMEM);
+  EXPECT_STREQ(why.operation, "grow memory");
+  EXPECT_EQ(std::string(memory.base, 4), "part");
+}
+
+// Under `ulimit -v` a reservation takes a 64th of the address space left, so that the memories
+// reserved after it get theirs too, and grows past it.
+TEST_F(Platform, GrowingMemoryReservesAShareOfTheAddressSpaceLeft) {
+  SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED();
+  mapout::test::expect_ok(mapout::test::run_in_child([]() -> std::string {
+    if (!mapout::test::limit_address_space(std::size_t{256} << 20)) return "setrlimit failed";
+    owned_memory owned;
+    mapout::detail::growing_memory& memory = owned.memory;
+    if (mapout::detail::reserve_memory(memory)) return "reserve failed";
+    if (memory.reserved > (std::size_t{4} << 20)) {
+      return "reserved " + std::to_string(memory.reserved);
+    }
+    if (mapout::detail::commit_memory(memory, 4, 0)) return "commit failed";
+    std::memcpy(memory.base, "part", 4);
+    if (mapout::detail::commit_memory(memory, std::size_t{64} << 20, 4)) return "growth failed";
+    return std::string(memory.base, 4) == "part" ? "ok" : "bytes lost";
+  }));
 }
 
 TEST_F(Platform, FailedCommitLeavesTheMemoryAsItWas) {
@@ -214,7 +263,7 @@ TEST_F(Platform, FailedCommitLeavesTheMemoryAsItWas) {
   {
     mapout::test::system_call_override<&system_calls::mprotect> none(
         [](void*, std::size_t, int) { return errno = ENOMEM, -1; });
-    const error_cause why = mapout::detail::commit_memory(memory, 4096);
+    const error_cause why = mapout::detail::commit_memory(memory, 4096, 0);
     EXPECT_EQ(why.error, ENOMEM);
     EXPECT_STREQ(why.operation, "commit memory");
   }

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <string>
 
+#include "address_space_limit.hpp"
+#include "child_process.hpp"
 #include "owned_memory.hpp"
 #include "platform/platform.hpp"
 #include "system_call_override.hpp"
@@ -74,19 +76,50 @@ TEST_F(PortablePlatform, ReserveRefusedByTheFileSystemIsNotSupported) {
   EXPECT_EQ(platform::reserve(fd, 0, 4096).error, ENOSPC);
 }
 
-// POSIX moves no mapping: a part's memory is its reservation, and a size past it fails.
-TEST_F(PortablePlatform, GrowingMemoryStopsAtItsReservation) {
+// POSIX moves no mapping: past its reservation the memory moves into one twice as large, the kept
+// bytes copied and the rest zeros.
+TEST_F(PortablePlatform, GrowingMemoryIsCopiedPastItsReservation) {
   owned_memory owned;
   mapout::detail::growing_memory& memory = owned.memory;
-  ASSERT_FALSE(mapout::detail::reserve_memory(memory));
-  ASSERT_FALSE(mapout::detail::commit_memory(memory, 8192 + 4));
+  {
+    // A reservation the size of a part's first steps, as under an address-space limit.
+    mapout::test::system_call_override<&mapout::detail::system_calls::mmap> limited(
+        [](void* address, std::size_t length, int prot, int flags, int fd, off_t offset) {
+          if (length > (std::size_t{1} << 20)) return errno = ENOMEM, MAP_FAILED;
+          return mapout::detail::real_system_calls().mmap(address, length, prot, flags, fd, offset);
+        });
+    ASSERT_FALSE(mapout::detail::reserve_memory(memory));
+  }
+  ASSERT_EQ(memory.reserved, std::size_t{1} << 20);
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 8192 + 4, 0));
   std::memcpy(memory.base + 8192, "part", 4);
-  ASSERT_FALSE(mapout::detail::commit_memory(memory, 1 << 20));
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, 1 << 20, 8192 + 4));
+  std::memcpy(memory.base + (1 << 20) - 4, "tail", 4);
+  ASSERT_FALSE(mapout::detail::commit_memory(memory, (1 << 20) + 1, 8192 + 4));
+  EXPECT_EQ(memory.reserved, std::size_t{2} << 20);
+  EXPECT_GE(memory.usable, std::size_t{1} << 20);
   EXPECT_EQ(std::string(memory.base + 8192, 4), "part");
-  const error_cause why = mapout::detail::commit_memory(memory, memory.reserved + 1);
-  EXPECT_EQ(why.error, ENOMEM);
-  EXPECT_STREQ(why.operation, "commit memory");
+  EXPECT_EQ(memory.base[(1 << 20) - 4], 0) << "only the kept bytes are copied";
+  memory.base[1 << 20] = 'x';
   EXPECT_FALSE(mapout::detail::release_memory(memory));
+}
+
+// Under `ulimit -v` a reservation takes a 64th of the limit, which alone is what POSIX tells.
+TEST_F(PortablePlatform, GrowingMemoryReservesAShareOfTheLimit) {
+  SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED();
+  mapout::test::expect_ok(mapout::test::run_in_child([]() -> std::string {
+    if (!mapout::test::limit_address_space(std::size_t{256} << 20)) return "setrlimit failed";
+    struct rlimit limit;
+    if (::getrlimit(RLIMIT_AS, &limit) != 0) return "getrlimit failed";
+    owned_memory owned;
+    mapout::detail::growing_memory& memory = owned.memory;
+    if (mapout::detail::reserve_memory(memory)) return "reserve failed";
+    if (memory.reserved > limit.rlim_cur / 64) return "reserved " + std::to_string(memory.reserved);
+    if (mapout::detail::commit_memory(memory, 4, 0)) return "commit failed";
+    std::memcpy(memory.base, "part", 4);
+    if (mapout::detail::commit_memory(memory, memory.reserved + 1, 4)) return "growth failed";
+    return std::string(memory.base, 4) == "part" ? "ok" : "bytes lost";
+  }));
 }
 
 TEST_F(PortablePlatform, NewFileModeIsTheUmasksAndLeavesItAsItWas) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "address_space_limit.hpp"
 #include "child_process.hpp"
 #include "mapout/input.hpp"
 #include "mapout/istream.hpp"
@@ -18,41 +19,12 @@
 
 namespace {
 
+using mapout::test::limit_address_space;
 using mapout::test::spawn;
 using mapout::test::temp_dir;
 using mapout::test::wait_for;
 
 constexpr std::size_t mib = std::size_t{1} << 20;
-
-// AddressSanitizer reserves terabytes of shadow memory: no address-space limit leaves it room.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool address_space_can_be_limited = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool address_space_can_be_limited = false;
-#else
-constexpr bool address_space_can_be_limited = true;
-#endif
-#else
-constexpr bool address_space_can_be_limited = true;
-#endif
-
-#define SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED()                                   \
-  if (!address_space_can_be_limited) {                                               \
-    GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under RLIMIT_AS"; \
-  }
-
-// Lets this process map no more than `headroom` bytes beyond what it has mapped now.
-bool limit_address_space(std::size_t headroom) {
-  unsigned long long pages = 0;
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  if (!statm) return false;
-  const bool read = std::fscanf(statm, "%llu", &pages) == 1;
-  std::fclose(statm);
-  const auto used = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
-  const struct rlimit limit = {used + headroom, used + headroom};
-  return read && ::setrlimit(RLIMIT_AS, &limit) == 0;
-}
 
 // Exit statuses of the children: 0 when everything held, else the first check that did not.
 enum check : int { held = 0, no_limit, not_open, short_read, wrong_bytes, wrong_state, message };

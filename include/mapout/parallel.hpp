@@ -24,9 +24,9 @@ namespace mapout {
 //   if (std::error_code ec = out.close()) report(out.error_message());
 //
 // Part 0, and a part first asked for once every part before it is closed, writes straight into
-// the file. Every other part is held in memory of its own (anonymous memory that grows in place,
-// never a string that reallocates) and copied into place once, at close (on tmpfs by several
-// threads at once). A part's positions (tellp, seekp) count from its own start.
+// the file. Every other part is held in memory of its own (anonymous memory made usable as the
+// part grows, never a string that reallocates) and copied into place once, at close (on tmpfs by
+// several threads at once). A part's positions (tellp, seekp) count from its own start.
 // Parts may be written from different threads at once; a part belongs to the thread that first
 // asks for it, and part() refuses it to any other (docs/parallel.md, "What a part may not do").
 class MAPOUT_API parallel_output {

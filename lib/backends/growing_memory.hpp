@@ -1,5 +1,6 @@
-// Private memory that grows in place, zero-filled: address space reserved at once, its pages made
-// usable from its start as they are needed, never copied to grow.
+// Private memory that grows, zero-filled: address space reserved at once, its pages made usable
+// from its start as they are needed; past the reservation it moves (Linux moves its pages, other
+// systems copy its bytes once into a reservation twice as large).
 #pragma once
 
 #include <cstddef>
@@ -14,13 +15,14 @@ struct growing_memory {
   std::size_t reserved = 0;  // the address space held from base
 };
 
-// Reserves the address space, none of it usable yet: as much as the system offers, halved while it
-// refuses, down to the least worth holding.
+// Reserves the address space, none of it usable yet: at most a share of what the process may still
+// map, halved while the system refuses, down to the least worth holding.
 error_cause reserve_memory(growing_memory& memory) noexcept;
-// Makes at least `size` bytes from base usable. Where the system moves a reservation without
-// copying its bytes (Linux), the memory grows past its reservation and base may move; elsewhere a
-// size past the reservation fails with ENOMEM.
-error_cause commit_memory(growing_memory& memory, std::size_t size) noexcept;
+// Makes at least `size` bytes from base usable. Past the reservation the memory grows, to twice
+// its size or, where that cannot be had, to `size`, and base may move: where the system moves a
+// reservation without copying its bytes (Linux) all of them go along, elsewhere the first `kept`
+// bytes are copied and the rest is zeros.
+error_cause commit_memory(growing_memory& memory, std::size_t size, std::size_t kept) noexcept;
 // Gives the address space back, usable or not; `memory` is empty after, even when it fails.
 error_cause release_memory(growing_memory& memory) noexcept;
 

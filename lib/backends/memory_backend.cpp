@@ -79,7 +79,8 @@ error_cause memory_backend::make_usable(std::uint64_t end) noexcept {
   if (target > std::numeric_limits<std::size_t>::max()) {
     return file_.fail({ENOMEM, "commit memory"});
   }
-  return file_.fail(commit_memory(space, static_cast<std::size_t>(target)));
+  // Where the memory moves by copying, the bytes stored go along; the rest of it is zeros.
+  return file_.fail(commit_memory(space, static_cast<std::size_t>(target), memory_.stored_));
 }
 
 void memory_backend::populate_up_to(std::uint64_t end) noexcept {

@@ -1,5 +1,6 @@
 // The memory strategy, for a part of a parallel output that runs ahead of its place: the window
-// is memory of the part's own, which grows in place, and the join copies it into the file once.
+// is memory of the part's own, which grows (moving where its reservation runs out: the window
+// follows it), and the join copies it into the file once.
 #pragma once
 
 #include <cstddef>

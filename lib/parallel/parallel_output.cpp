@@ -37,13 +37,6 @@ report report_of(const error_cause& why, const std::filesystem::path& path) {
       std::ios_base::failure(detail::error_context(why.operation, path, why.detail), code).what()};
 }
 
-// A part in place opens the file by this name, the output's own descriptor's; empty where the
-// system names no open file.
-std::string descriptor_path(int fd) {
-  char name[4096];
-  return detail::platform::name_of_open_file(fd, name, sizeof name) ? name : std::string();
-}
-
 // Every part in place writes as a mapout::ostream would; a part in memory stores into its memory
 // (docs/decisions.md, "where a part's bytes wait"). Replacing and syncing wait for the join.
 options part_options(options opts) {
@@ -69,7 +62,6 @@ struct part_slot {
   std::uint64_t placed_size = 0;
   error_cause open_failure;      // why the part's descriptor or memory could not be made
   detail::memory_region memory;  // a part held in memory: what its stream stores into
-  std::string stream_path;       // the name the stream's messages give instead of the output's
   mapout::ostream stream;
 };
 
@@ -184,7 +176,7 @@ class parallel_output::impl {
       open_in_memory(slot);
       return;
     }
-    detail::descriptor fd = reopen(dest_.fd.get(), slot);
+    detail::descriptor fd = descriptor_for_part(slot);
     // The file ends where the part starts, as a file of its own starts empty; the parts in
     // memory before it leave a hole that the join fills. Only a hole changes the size: ext4
     // writes back at close a file truncated to nothing (docs/decisions.md).
@@ -202,23 +194,20 @@ class parallel_output::impl {
       slot.stream.setstate(std::ios_base::failbit);
       return;
     }
-    detail::open_part_in_place(slot.stream, slot.stream_path, fd, static_cast<std::int64_t>(origin),
+    detail::open_part_in_place(slot.stream, path_, fd, static_cast<std::int64_t>(origin),
                                part_options(opts_), slot.closed);
     slot.in_place = slot.stream.is_open();
     slot.origin = origin;
   }
 
-  // A part that runs ahead of its place: its stream stores into memory of its own, and its
-  // messages name the output.
+  // A part that runs ahead of its place: its stream stores into memory of its own.
   void open_in_memory(part_slot& slot) {
     slot.open_failure = slot.memory.reserve();
     if (slot.open_failure) {
       slot.stream.setstate(std::ios_base::failbit);
       return;
     }
-    slot.stream_path = detail::platform::path_shown(path_);
-    detail::open_part_in_memory(slot.stream, slot.stream_path, slot.memory, part_options(opts_),
-                                slot.closed);
+    detail::open_part_in_memory(slot.stream, path_, slot.memory, part_options(opts_), slot.closed);
   }
 
   // Whether part k's place in the file is known: every part before it is closed. `origin` is
@@ -249,16 +238,13 @@ class parallel_output::impl {
     return true;
   }
 
-  // A descriptor of its own for the part's stream, which closes it: the file or the part's memory
-  // opened again, so that the stream's offset and locks are its own.
-  detail::descriptor reopen(int fd, part_slot& slot) {
-    slot.stream_path = descriptor_path(fd);
-    if (slot.stream_path.empty()) {
-      slot.open_failure = {ENOTSUP, "open", "the system cannot open a descriptor again"};
-      return {};
-    }
-    detail::descriptor own(detail::retry_on_eintr(detail::sys().open, slot.stream_path.c_str(),
-                                                  O_RDWR | O_CLOEXEC, mode_t{0}));
+  // A descriptor for the part's stream, which closes it: the file opened again where the system
+  // names it, with an offset of its own; elsewhere one that shares the output's offset, which is
+  // the part's alone: one part in place is open at a time, and the output's own descriptor never
+  // reads or writes at its offset (docs/decisions.md, "A part in place where no name opens the
+  // file again").
+  detail::descriptor descriptor_for_part(part_slot& slot) {
+    detail::descriptor own = detail::platform::open_again(dest_.fd.get());
     if (!own) slot.open_failure = detail::errno_failure("open");
     return own;
   }
@@ -278,10 +264,10 @@ class parallel_output::impl {
     return early_;
   }
 
-  // The stream's message with the output's path and the part in place of the descriptor's name.
+  // The stream's message, which names the output's path, naming the part too.
   report part_report(std::size_t k, const part_slot& slot, std::error_code code) const {
     std::string message = slot.stream.error_message();
-    const std::string named = "'" + slot.stream_path + "'";
+    const std::string named = "'" + detail::platform::path_shown(path_) + "'";
     const std::size_t at = message.find(named);
     if (at == std::string::npos) return {code, message};
     std::string part = "'";

@@ -34,7 +34,8 @@ constexpr long remote_file_systems[] = {
 // What x86-64 gives a process's user space: 128 TiB.
 constexpr std::uint64_t user_address_space = std::uint64_t{1} << 47;
 
-// Growing memory's first reservation: little of the address space, which mremap(2) grows past.
+// Growing memory's largest first reservation: little of the address space, which mremap(2) grows
+// past.
 constexpr std::size_t memory_reservation = std::size_t{1} << 30;
 
 short type_of(lock_kind kind) noexcept {
@@ -114,6 +115,12 @@ descriptor hold(int directory, const char* name) noexcept {
 bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   const int length = std::snprintf(path, size, "/proc/self/fd/%d", fd);
   return length > 0 && static_cast<std::size_t>(length) < size;
+}
+
+descriptor open_again(int fd) noexcept {
+  char path[32];
+  if (!name_of_open_file(fd, path, sizeof path)) return errno = EBADF, descriptor();
+  return descriptor(retry_on_eintr(sys().open, path, O_RDWR | O_CLOEXEC, mode_t{0}));
 }
 
 file_system_kind file_system_of(int fd) noexcept {

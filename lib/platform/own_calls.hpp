@@ -24,6 +24,9 @@ struct own_calls {
   int (*virtual_free)(void* address, std::size_t size, unsigned long type);
   // The portable build's, where the system has it: reserving blocks. Returns the error, not -1.
   int (*posix_fallocate)(int fd, off_t offset, off_t length);
+  // The portable build's: a second descriptor of fd's open file description, closed at exec
+  // (fcntl F_DUPFD_CLOEXEC), where no name opens the file again.
+  int (*duplicate)(int fd);
 };
 
 }  // namespace mapout::detail::platform

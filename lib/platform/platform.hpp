@@ -58,6 +58,13 @@ bool same_version(const struct stat& now, const struct stat& then) noexcept;
 // system has none.
 bool name_of_open_file(int fd, char* path, std::size_t size) noexcept;
 
+// A second descriptor for writing the file `fd` is open on, closed at exec, for a writer that
+// takes it over: the file opened again by its name (name_of_open_file), on an open file
+// description of its own; where the system names no open file (the portable build), a duplicate
+// of fd, which shares fd's description, its offset among it. Invalid, with errno set, where
+// neither can be had.
+descriptor open_again(int fd) noexcept;
+
 // ---- the C library, whose stdio and std::filebuf mapout answers as ----
 
 // Where "a" (app) starts: at the file's end, where glibc's fopen seeks, or where the open leaves
@@ -105,7 +112,7 @@ file_system_kind file_system_of(int fd) noexcept;
 // ---- memory ----
 
 // The calls under growing memory (growing_memory.hpp), which decides when to make each.
-// How much address space a growing memory first asks for.
+// The most address space a growing memory first asks for: less under a limit.
 std::size_t largest_memory_reservation() noexcept;
 // Reserves `size` bytes of private address space, none usable yet: its base, or null with errno
 // set (ENOMEM where the system gives less).

@@ -25,8 +25,9 @@ auto mincore_of(int (*)(Address, std::size_t, Vector*)) noexcept {
   };
 }
 
-// Growing memory's reservation: a 64-bit process has address space for many parts this large;
-// where the system gives less, as much as it gives, down to the least worth holding.
+// Growing memory's largest reservation: a 64-bit process has address space for many parts this
+// large; under a limit a share of what is left, and a part outgrowing it is copied into a larger
+// one (growing_memory.cpp).
 constexpr std::size_t memory_reservation =
     sizeof(void*) >= 8 ? static_cast<std::size_t>(std::uint64_t{1} << 36) : std::size_t{1} << 28;
 
@@ -34,6 +35,7 @@ constexpr std::size_t memory_reservation =
 
 void add_system_calls(system_calls& calls) noexcept {
   calls.mincore = mincore_of(::mincore);
+  calls.duplicate = [](int fd) { return ::fcntl(fd, F_DUPFD_CLOEXEC, 0); };
   // macOS has no posix_fallocate: reserve refuses there.
 #if defined(_POSIX_ADVISORY_INFO) && _POSIX_ADVISORY_INFO > 0
   calls.posix_fallocate = ::posix_fallocate;
@@ -76,6 +78,11 @@ descriptor hold(int directory, const char* name) noexcept {
 // POSIX names no open file; /dev/fd, where it exists, shares the open file description.
 bool name_of_open_file(int, char*, std::size_t) noexcept {
   return false;
+}
+
+// The duplicate shares fd's offset, which its caller leaves to the new descriptor meanwhile.
+descriptor open_again(int fd) noexcept {
+  return descriptor(sys().duplicate(fd));
 }
 
 std::size_t largest_memory_reservation() noexcept {

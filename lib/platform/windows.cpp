@@ -74,8 +74,9 @@ int all_resident(void*, std::size_t length, unsigned char* resident) noexcept {
   return 0;
 }
 
-// Growing memory's reservation: a 64-bit process has address space for many parts this large;
-// where the system gives less, as much as it gives, down to the least worth holding.
+// Growing memory's largest reservation: a 64-bit process has address space for many parts this
+// large; under a limit a share of what is left, and a part outgrowing it is copied into a larger
+// one (growing_memory.cpp).
 constexpr std::size_t memory_reservation =
     sizeof(void*) >= 8 ? static_cast<std::size_t>(std::uint64_t{1} << 36) : std::size_t{1} << 28;
 
@@ -225,6 +226,13 @@ bool name_of_open_file(int fd, char* path, std::size_t size) noexcept {
   text.copy(path, text.size());
   path[text.size()] = '\0';
   return true;
+}
+
+// A path too long for GetFinalPathNameByHandleW's MAX_PATH has no name here.
+descriptor open_again(int fd) noexcept {
+  char path[4 * MAX_PATH];
+  if (!name_of_open_file(fd, path, sizeof path)) return errno = ENOTSUP, descriptor();
+  return descriptor(retry_on_eintr(sys().open, path, O_RDWR | O_CLOEXEC, mode_t{0}));
 }
 
 std::size_t largest_memory_reservation() noexcept {
