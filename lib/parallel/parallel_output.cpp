@@ -267,11 +267,12 @@ class parallel_output::impl {
   // The stream's message, which names the output's path, naming the part too.
   report part_report(std::size_t k, const part_slot& slot, std::error_code code) const {
     std::string message = slot.stream.error_message();
-    const std::string named = "'" + detail::platform::path_shown(path_) + "'";
+    std::string named = "'";
+    named += detail::platform::path_shown(path_);
+    std::string part = named;
+    named += "'";
     const std::size_t at = message.find(named);
     if (at == std::string::npos) return {code, message};
-    std::string part = "'";
-    part += detail::platform::path_shown(path_);
     part += "' part ";
     part += std::to_string(k);
     return {code, message.replace(at, named.size(), part)};
