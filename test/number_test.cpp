@@ -18,6 +18,7 @@
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
 #include "number_cases.hpp"
+#include "sanitized.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -27,17 +28,7 @@ using mapout::test::number_case;
 using mapout::test::read_file;
 using mapout::test::temp_dir;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int sanitized = 1;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr int sanitized = 1;
-#else
-constexpr int sanitized = 0;
-#endif
-#else
-constexpr int sanitized = 0;
-#endif
+using mapout::test::sanitized;
 // A million cases in a plain build; a tenth of them under the sanitizers, which are ten times
 // slower.
 constexpr int batches = sanitized ? 2 : 20;
