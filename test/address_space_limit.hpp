@@ -9,20 +9,12 @@
 #include <cstddef>
 #include <cstdio>
 
+#include "sanitized.hpp"
+
 namespace mapout::test {
 
 // The sanitizers reserve terabytes of shadow memory: no address-space limit leaves them room.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool address_space_can_be_limited = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool address_space_can_be_limited = false;
-#else
-constexpr bool address_space_can_be_limited = true;
-#endif
-#else
-constexpr bool address_space_can_be_limited = true;
-#endif
+constexpr bool address_space_can_be_limited = !sanitized && !thread_sanitized;
 
 #define SKIP_UNLESS_ADDRESS_SPACE_CAN_BE_LIMITED()                              \
   if (!mapout::test::address_space_can_be_limited) {                            \
