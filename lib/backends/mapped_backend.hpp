@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "backends/backend.hpp"
-#include "mapout/options.hpp"
 #include "backends/mapped_cut.hpp"
+#include "mapout/options.hpp"
 #include "mapping/page_population.hpp"
 #include "mapping/sigbus_guard.hpp"
 #include "mapping/writer_presence.hpp"

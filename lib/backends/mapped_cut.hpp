@@ -7,8 +7,8 @@
 
 #include "mapping/page_population.hpp"
 #include "mapping/sigbus_guard.hpp"
-#include "platform/sys.hpp"
 #include "mapping/writer_presence.hpp"
+#include "platform/sys.hpp"
 
 namespace mapout::detail {
 

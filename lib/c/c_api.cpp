@@ -10,8 +10,8 @@
 #include <string>
 #include <system_error>
 
-#include "c/c_handle.hpp"
 #include "base/error_text.hpp"
+#include "c/c_handle.hpp"
 #include "mapout/output_file.hpp"
 #include "platform/platform.hpp"
 #include "platform/sys.hpp"

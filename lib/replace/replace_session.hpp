@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "backends/backend.hpp"
-#include "replace/comparison.hpp"
 #include "mapout/options.hpp"
+#include "replace/comparison.hpp"
 #include "replace/replacement.hpp"
 
 namespace mapout::detail {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "text/floating_text.hpp"
 #include "mapout/detail/decimal.hpp"
+#include "text/floating_text.hpp"
 #include "text/punctuation.hpp"
 
 namespace mapout {
