@@ -17,8 +17,8 @@
 #include "bytes.hpp"
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
-#include "strategies.hpp"
 #include "platform/sys.hpp"
+#include "strategies.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "bytes.hpp"
-#include "mapping/extent.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
+#include "mapping/extent.hpp"
 #include "strategies.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"

@@ -17,9 +17,9 @@
 #include "mapout/cursor.hpp"
 #include "mapout/ostream.hpp"
 #include "mapout/streambuf.hpp"
+#include "platform/sys.hpp"
 #include "random_sequences.hpp"
 #include "strategies.hpp"
-#include "platform/sys.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"
 

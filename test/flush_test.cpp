@@ -14,9 +14,9 @@
 #include <random>
 #include <string>
 
-#include "mapping/extent.hpp"
 #include "file_system_type.hpp"
 #include "mapout/ostream.hpp"
+#include "mapping/extent.hpp"
 #include "strategies.hpp"
 #include "system_call_log.hpp"
 #include "temp_dir.hpp"

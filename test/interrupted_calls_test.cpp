@@ -6,8 +6,8 @@
 #include <string>
 
 #include "mapout/ostream.hpp"
-#include "strategies.hpp"
 #include "platform/sys.hpp"
+#include "strategies.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

@@ -1,6 +1,6 @@
-// The join's copy of held parts into their places (lib/parallel/parallel_join.hpp), each way: the bytes land
-// between the bytes already in the file, a stretch that cannot be mapped is written instead, and a
-// failure is an error, never a crash. The way the strategy picks is tested too.
+// The join's copy of held parts into their places (lib/parallel/parallel_join.hpp), each way: the
+// bytes land between the bytes already in the file, a stretch that cannot be mapped is written
+// instead, and a failure is an error, never a crash. The way the strategy picks is tested too.
 #include <gtest/gtest.h>
 
 #ifndef _WIN32
@@ -22,12 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include "backends/strategy.hpp"
 #include "bytes.hpp"
 #include "file_system_type.hpp"
 #include "mounted_file_system.hpp"
 #include "parallel/parallel_join.hpp"
 #include "platform/platform.hpp"
-#include "backends/strategy.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

@@ -11,9 +11,9 @@
 
 #include "bytes.hpp"
 #include "mapout/ostream.hpp"
+#include "platform/sys.hpp"
 #include "populate_log.hpp"
 #include "strategies.hpp"
-#include "platform/sys.hpp"
 #include "temp_dir.hpp"
 
 namespace {

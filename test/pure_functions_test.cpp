@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "backends/strategy.hpp"
 #include "bytes.hpp"
-#include "mapping/extent.hpp"
+#include "file/open_mode.hpp"
 #include "file_system_type.hpp"
 #include "mapout/detail/copy_short.hpp"
 #include "mapout/detail/decimal.hpp"
-#include "file/open_mode.hpp"
-#include "backends/strategy.hpp"
+#include "mapping/extent.hpp"
 #include "platform/sys.hpp"
 #include "temp_dir.hpp"
 

@@ -25,8 +25,8 @@
 #include "mapout/ostream.hpp"
 #include "mapout/output_file.hpp"
 #include "mounted_file_system.hpp"
-#include "strategies.hpp"
 #include "platform/sys.hpp"
+#include "strategies.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

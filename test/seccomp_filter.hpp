@@ -1,6 +1,6 @@
 // System calls refused in the kernel for the rest of a (child) process's life, by a seccomp
-// filter: a file system or kernel that lacks a feature, where the seam of lib/platform/sys.hpp does not
-// reach (the platform's own calls) or where the refusal must reach processes the child forks.
+// filter: a file system or kernel that lacks a feature, where the seam of lib/platform/sys.hpp does
+// not reach (the platform's own calls) or where the refusal must reach processes the child forks.
 #pragma once
 
 #include <linux/audit.h>

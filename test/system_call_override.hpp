@@ -1,5 +1,5 @@
-// Replacing one entry of the system-call table (lib/platform/sys.hpp) for a scope: the entry in use before
-// is put back when the scope ends, however it ends.
+// Replacing one entry of the system-call table (lib/platform/sys.hpp) for a scope: the entry in use
+// before is put back when the scope ends, however it ends.
 #pragma once
 
 #include <type_traits>

@@ -24,8 +24,8 @@
 #include "child_process.hpp"
 #include "mapout/ostream.hpp"
 #include "mounted_file_system.hpp"
-#include "strategies.hpp"
 #include "platform/sys.hpp"
+#include "strategies.hpp"
 #include "system_call_override.hpp"
 #include "temp_dir.hpp"
 

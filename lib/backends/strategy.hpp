@@ -88,4 +88,23 @@ class handover {
 // writing goes on through the buffer. `in_use` is the backend either way.
 void hand_over(open_file& file, const options& opts, std::unique_ptr<backend>& in_use) noexcept;
 
+// Makes `call` on `in_use` at `put` and acts on the step it returns: the one place that does. After
+// a hand-over `handed_over` runs, then the call is made again on the mapping where the step says.
+// Inlined, so that the call costs no frame of its own.
+template <class HandedOver, class... Parameters, class... Arguments>
+[[gnu::always_inline]] inline error_cause call_handing_over(
+    open_file& file, const options& opts, std::unique_ptr<backend>& in_use, char* put,
+    HandedOver handed_over, step (backend::*call)(char*, Parameters...) noexcept,
+    Arguments&&... arguments) noexcept {
+  step done = (*in_use.*call)(put, arguments...);
+  if (done.next != step::then::done) {
+    hand_over(file, opts, in_use);
+    handed_over();
+    if (done.next == step::then::hand_over_and_repeat) {
+      done = (*in_use.*call)(in_use->current().begin, arguments...);
+    }
+  }
+  return done.why;
+}
+
 }  // namespace mapout::detail

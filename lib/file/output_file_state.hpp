@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <ios>
 #include <memory>
+#include <utility>
 
 #include "backends/backend.hpp"
 #include "backends/strategy.hpp"
@@ -59,23 +60,21 @@ struct __attribute__((visibility("hidden"))) output_file::state {
     if (held_by_cursor || (session && session->compares())) return {};
     return backend->seekable();
   }
-  // Makes a call that may hand the file over, at the caller's cursor, and acts on the step it
-  // returns: the one place that does. Inlined, so that the call costs no frame of its own.
+  // Makes a call that may hand the file over, at the caller's cursor (call_handing_over), and
+  // hands the window back. Inlined, so that the call costs no frame of its own.
   template <class... Parameters, class... Arguments>
   [[gnu::always_inline]] error_cause run(
       window& view, seek_range& range,
       detail::step (detail::backend::*call)(char*, Parameters...) noexcept,
       Arguments&&... arguments) noexcept {
-    detail::step done = (*backend.*call)(view.begin, arguments...);
-    if (done.next != detail::step::then::done) {
-      detail::hand_over(file, opts, backend);
-      if (session) session->window_handed_out(*backend);
-      if (done.next == detail::step::then::hand_over_and_repeat) {
-        done = (*backend.*call)(backend->current().begin, arguments...);
-      }
-    }
+    const error_cause why = detail::call_handing_over(
+        file, opts, backend, view.begin,
+        [this] {
+          if (session) session->window_handed_out(*backend);
+        },
+        call, std::forward<Arguments>(arguments)...);
     give_view(view, range);
-    return done.why;
+    return why;
   }
   // A call that hands the window back and may not hand the file over (flush, publish, persist).
   error_cause hand_back_after(window& view, seek_range& range,

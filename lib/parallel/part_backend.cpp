@@ -17,15 +17,10 @@ part_backend::part_backend(open_file& file, std::unique_ptr<backend> inner, std:
 template <class... Parameters, class... Arguments>
 step part_backend::run(char* put, step (backend::*call)(char*, Parameters...) noexcept,
                        Arguments&&... arguments) noexcept {
-  step done = (*inner_.*call)(put, arguments...);
-  if (done.next != step::then::done) {
-    hand_over(file_, opts_, inner_);
-    if (done.next == step::then::hand_over_and_repeat) {
-      done = (*inner_.*call)(inner_->current().begin, arguments...);
-    }
-  }
+  const error_cause why = call_handing_over(
+      file_, opts_, inner_, put, [] {}, call, std::forward<Arguments>(arguments)...);
   window_ = inner_->current();
-  return {done.why};
+  return {why};
 }
 
 seek_range part_backend::seekable() const noexcept {
