@@ -55,6 +55,9 @@ typedef struct mapout_options {
   /* nonzero: mapout::options' flush_publishes: mapout_flush() shows the bytes and the size to
    * other readers, as fflush does (a log under tail -f) */
   int flush_publishes;
+  /* nonzero: mapout::options' crash_safe: every byte a returned call stored is in the file, so a
+   * process that dies loses none of it (docs/logs.md) */
+  int crash_safe;
 } mapout_options;
 
 /* An open file, made by mapout_open() or mapout_fdopen(). `put` is the cursor and `end` the end of

@@ -59,6 +59,14 @@ struct options {
   // the size after it is the end of what they wrote, or of an extension one has not published.
   bool flush_publishes = false;
 
+  // For logs (docs/logs.md): every byte a returned call stored is in the file the moment the call
+  // returns, so a process that dies (SIGKILL, abort, a segfault) loses none of it, flushed or not.
+  // The file is mapped from the open, in every mode, app included (as its one writer); a target
+  // that cannot be mapped fails with ENODEV, and the buffered strategy with EINVAL. What the
+  // mapping reserved past the bytes stays in the file until it is reopened or mapout::recover()
+  // runs. Power loss and a kernel crash are what `durable` and persist() are for.
+  bool crash_safe = false;
+
   // For code generators and build tools (docs/generators.md); each needs a mode that truncates.
 
   // The bytes go to a temporary renamed over the target only by a close() that succeeds;

@@ -87,6 +87,7 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   to.write_if_changed = from.write_if_changed != 0;
   to.durable = from.durable != 0;
   to.flush_publishes = from.flush_publishes != 0;
+  to.crash_safe = from.crash_safe != 0;
   return true;
 }
 
@@ -213,6 +214,7 @@ void mapout_options_init(mapout_options* options) {
   options->write_if_changed = defaults.write_if_changed ? 1 : 0;
   options->durable = defaults.durable ? 1 : 0;
   options->flush_publishes = defaults.flush_publishes ? 1 : 0;
+  options->crash_safe = defaults.crash_safe ? 1 : 0;
 }
 
 mapout_file* mapout_open(const char* path, const char* mode, const mapout_options* options) {
