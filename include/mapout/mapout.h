@@ -169,9 +169,13 @@ MAPOUT_API int mapout_persist(mapout_file* file);
 /* fclose: cuts the file to the largest offset written, closes and frees, even on failure. 0, or -1
  * with errno set by the first failure of the file's life. */
 MAPOUT_API int mapout_close(mapout_file* file);
+
 /* With the atomic or write_if_changed option: throws the bytes away, leaves the file as it was,
  * and frees; otherwise mapout_close(). 0, or -1 with errno set. */
 MAPOUT_API int mapout_discard(mapout_file* file);
+/* mapout::recover(): cuts the zeros a mapped writer that died left past its bytes (docs/logs.md).
+ * 0, or -1 with errno set. */
+MAPOUT_API int mapout_recover(const char* path);
 /* "mapout: <operation> '<path>': <reason>" for the first failure, or "" when there is none. Valid
  * until mapout_close(). */
 MAPOUT_API const char* mapout_error(mapout_file* file);

@@ -184,4 +184,10 @@ inline void swap(output_file& a, output_file& b) noexcept {
   a.swap(b);
 }
 
+// For a tool that reads a log whose mapped writer died (docs/logs.md): cuts the zeros of the
+// reserve the writer had extended the file by, keeping every byte up to its last non-zero byte and
+// up to its last flush. Opening the file for writing again does the same. A file that no mapped
+// writer left that way, or one that a writer holds now, stays as it is.
+MAPOUT_API std::error_code recover(const std::filesystem::path& path) noexcept;
+
 }  // namespace mapout

@@ -79,7 +79,8 @@ class backend {
   // Sets `position` to the new offset, or -1 when it fails; a failed seek is not sticky.
   virtual step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
                     std::int64_t& position) noexcept = 0;
-  virtual error_cause flush(char* put) noexcept = 0;
+  // May hand the file over: the buffer's bytes go to a mapping, where a death loses none.
+  virtual step flush(char* put) noexcept = 0;
   virtual error_cause publish(char* put) noexcept = 0;
   virtual error_cause persist(char* put) noexcept {
     if (error_cause why = publish(put)) return why;

@@ -14,14 +14,14 @@
 
 namespace mapout::detail {
 
-error_cause buffered_backend::create(open_file& file, std::size_t capacity, bool write_on_flush,
+error_cause buffered_backend::create(open_file& file, std::size_t capacity, at_flush flushing,
                                      bool positioned, std::uint64_t size, std::uint64_t position,
                                      handover when, std::unique_ptr<backend>& out) noexcept {
   if (capacity == 0) capacity = 1;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[capacity]);
   if (!buffer) return {ENOMEM, "allocate buffer"};
   std::unique_ptr<buffered_backend> created(
-      new (std::nothrow) buffered_backend(file, std::move(buffer), capacity, write_on_flush));
+      new (std::nothrow) buffered_backend(file, std::move(buffer), capacity, flushing));
   if (!created) return {ENOMEM, "allocate buffer"};
   created->positioned_ = positioned;
   created->base_ = created->descriptor_offset_ = position;
@@ -32,11 +32,8 @@ error_cause buffered_backend::create(open_file& file, std::size_t capacity, bool
 }
 
 buffered_backend::buffered_backend(open_file& file, std::unique_ptr<char[]> buffer,
-                                   std::size_t capacity, bool write_on_flush) noexcept
-    : backend(file),
-      buffer_(std::move(buffer)),
-      capacity_(capacity),
-      write_on_flush_(write_on_flush) {
+                                   std::size_t capacity, at_flush flushing) noexcept
+    : backend(file), buffer_(std::move(buffer)), capacity_(capacity), flushing_(flushing) {
   window_ = {buffer_.get(), buffer_.get() + capacity_};
 }
 
@@ -167,10 +164,19 @@ step buffered_backend::seek(char* put, std::int64_t offset, std::ios_base::seekd
   return {{}, scattered ? step::then::hand_over : step::then::done};
 }
 
-error_cause buffered_backend::flush(char* put) noexcept {
-  if (write_on_flush_) return write_out(put);
+step buffered_backend::flush(char* put) noexcept {
+  if (flushing_ == at_flush::keep) {
+    leave_cursor(put);
+    return {file_.error};
+  }
+  if (flushing_ == at_flush::write || !flushed_ || file_.error) {
+    flushed_ = true;
+    return {write_out(put)};
+  }
+  // Where the mapping cannot take over after all, each flush writes from here on.
+  flushing_ = at_flush::write;
   leave_cursor(put);
-  return file_.error;
+  return {{}, step::then::hand_over};
 }
 
 error_cause buffered_backend::publish(char* put) noexcept {

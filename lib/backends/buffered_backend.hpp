@@ -18,12 +18,20 @@ namespace mapout::detail {
 // What it sees is told to the strategy's handover, which says when a mapping takes over.
 class buffered_backend final : public backend {
  public:
-  // `write_on_flush`: flush() writes the buffer out, as std::filebuf's does, for a reader at the
-  // other end of a pipe or terminal. On a regular file flush() costs nothing, as on the mapping,
-  // and publish() is the call that writes. `positioned`: the file keeps its positions (a regular
-  // file not opened for appending) and is `size` bytes long, with the descriptor at `position`.
-  // Fails only when the buffer cannot be allocated.
-  static error_cause create(open_file& file, std::size_t capacity, bool write_on_flush,
+  // What flush() does with the bytes buffered.
+  enum class at_flush : unsigned char {
+    // Writes them out, as std::filebuf does: a pipe, a terminal, a shared log, what cannot map.
+    write,
+    // The second flush hands the file over to a mapping, where a later flush is a store; the
+    // first writes, so that a file flushed once before its close pays nothing more.
+    write_then_map,
+    // Keeps them: a temporary that replaces its target at close, which a death discards anyway.
+    keep,
+  };
+  // `positioned`: the file keeps its positions (a regular file not opened for appending) and is
+  // `size` bytes long, with the descriptor at `position`. Fails only when the buffer cannot be
+  // allocated.
+  static error_cause create(open_file& file, std::size_t capacity, at_flush flushing,
                             bool positioned, std::uint64_t size, std::uint64_t position,
                             handover when, std::unique_ptr<backend>& out) noexcept;
 
@@ -39,13 +47,13 @@ class buffered_backend final : public backend {
   std::int64_t tell(const char* put) const noexcept override;
   step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
             std::int64_t& position) noexcept override;
-  error_cause flush(char* put) noexcept override;
+  step flush(char* put) noexcept override;
   error_cause publish(char* put) noexcept override;
   error_cause finish(char* put) noexcept override;
 
  private:
   buffered_backend(open_file& file, std::unique_ptr<char[]> buffer, std::size_t capacity,
-                   bool write_on_flush) noexcept;
+                   at_flush flushing) noexcept;
   // The bytes of the buffer that hold output: up to the cursor, or further after a seek back.
   std::size_t filled(const char* put) const noexcept;
   // Ends a call with the window at `put`, and filled_ covering it.
@@ -69,7 +77,8 @@ class buffered_backend final : public backend {
   //   descriptor_offset_ is where the last write(2) ended.
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_;
-  bool write_on_flush_;
+  at_flush flushing_;
+  bool flushed_ = false;  // write_then_map: the first flush wrote
   bool positioned_ = false;
   // Only while positioned_: the file offset of buffer_[0], the descriptor's offset, and the
   // file's size as far as this writer made it (what a seek from the end counts from).

@@ -10,6 +10,7 @@
 #include <limits>
 #include <new>
 
+#include "mapping/end_mark.hpp"
 #include "mapping/extent.hpp"
 #include "mapping/pages.hpp"
 #include "platform/platform.hpp"
@@ -51,8 +52,11 @@ error_cause mapped_backend::create(open_file& file, std::uint64_t size, std::uin
   } else {
     mapped->high_water_ = size;
     mapped->guard_.set_extent(size);
-    // Alone: what closed writers of an earlier session noted is stale.
+    // Alone: what closed writers of an earlier session noted is stale. The mark says the bytes
+    // up to the size are output, should this writer die with its reserve in the file.
     if (sys().fstat(file.fd.get(), &st) == 0) forget_closed_end(file.fd.get(), st);
+    set_end_mark(file.fd.get(), size);
+    mapped->marked_end_ = size;
   }
   mapped->claim_extent();
   mapped->presence_.unlock_sizes();
@@ -277,10 +281,24 @@ step mapped_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
   return {};
 }
 
-error_cause mapped_backend::flush(char* put) noexcept {
+step mapped_backend::flush(char* put) noexcept {
   follow_cursor(put);
   stop_running_free_if_joined();
-  return record_guard_failure();
+  if (high_water_ > marked_end_ && last_byte_is_zero()) {
+    // After a death the zeros past the last non-zero byte would be taken for the reserve.
+    raise_end_mark(fd(), high_water_);
+    marked_end_ = high_water_;
+  }
+  return {record_guard_failure()};
+}
+
+bool mapped_backend::last_byte_is_zero() const noexcept {
+  const std::uint64_t last = high_water_ - 1;
+  if (map_ && last >= map_offset_ && last < map_offset_ + map_length_ && last < guard_.extent()) {
+    return map_[last - map_offset_] == 0;
+  }
+  char byte = 1;
+  return sys().pread(fd(), &byte, 1, static_cast<off_t>(last)) == 1 && byte == 0;
 }
 
 error_cause mapped_backend::publish(char* put) noexcept {

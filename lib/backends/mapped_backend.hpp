@@ -37,7 +37,7 @@ class mapped_backend final : public backend {
   std::int64_t tell(const char* put) const noexcept override;
   step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
             std::int64_t& position) noexcept override;
-  error_cause flush(char* put) noexcept override;
+  step flush(char* put) noexcept override;
   error_cause publish(char* put) noexcept override;
   error_cause finish(char* put) noexcept override;
 
@@ -72,6 +72,8 @@ class mapped_backend final : public backend {
   // At each call that takes the caller's cursor: a free-running writer that another writer joined
   // since it decided stops running free, so that the other's cuts need not spare everything.
   void stop_running_free_if_joined() noexcept;
+  // Whether the byte before high_water_ is a zero, which a crash recovery would cut.
+  bool last_byte_is_zero() const noexcept;
   void assert_invariant() const noexcept;
 
   // Invariant, between calls (assert_invariant):
@@ -90,6 +92,8 @@ class mapped_backend final : public backend {
   // At least every offset written, and the file's size at open unless another writer held the
   // file then (its extension may be part of that size): then the end of the non-zero bytes it had.
   std::uint64_t high_water_;
+  // The end mark this writer set or raised (end_mark.hpp): what a recovery keeps, zeros included.
+  std::uint64_t marked_end_ = 0;
   bool extend_on_fault_;       // extension::on_fault: the SIGBUS handler may extend the file
   bool free_running_ = false;  // on_fault and alone: the window spans the whole mapping
   // The window ends where the populated pages end while pages_.populates().

@@ -155,9 +155,9 @@ step memory_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir
   return {};
 }
 
-error_cause memory_backend::flush(char* put) noexcept {
+step memory_backend::flush(char* put) noexcept {
   follow_cursor(put);
-  return file_.error;
+  return {file_.error};
 }
 
 }  // namespace mapout::detail

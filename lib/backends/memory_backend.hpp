@@ -56,10 +56,10 @@ class memory_backend final : public backend {
   step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
             std::int64_t& position) noexcept override;
   // Nothing to show or sync before the join: the file holds none of the part yet.
-  error_cause flush(char* put) noexcept override;
-  error_cause publish(char* put) noexcept override { return flush(put); }
-  error_cause persist(char* put) noexcept override { return flush(put); }
-  error_cause finish(char* put) noexcept override { return flush(put); }
+  step flush(char* put) noexcept override;
+  error_cause publish(char* put) noexcept override { return flush(put).why; }
+  error_cause persist(char* put) noexcept override { return flush(put).why; }
+  error_cause finish(char* put) noexcept override { return flush(put).why; }
 
  private:
   memory_backend(open_file& file, memory_region& memory) noexcept

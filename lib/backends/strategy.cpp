@@ -36,7 +36,7 @@ error_cause open_backend(open_file& file, const opening& how, const options& opt
   const target_kind kind = how.may_map ? kind_of(file.fd.get()) : target_kind::unmappable;
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const std::uint64_t start_at = how.at_end ? size : how.position;
-  if (opts.strategy == strategy::mapped && !how.append) {
+  if ((opts.strategy == strategy::mapped && !how.append) || opts.crash_safe) {
     if (kind == target_kind::unmappable) return {ENODEV, "map"};
     return mapped_backend::create(file, size, start_at, opts, out);
   }
@@ -49,8 +49,16 @@ error_cause open_backend(open_file& file, const opening& how, const options& opt
   }
   // A shared log opened for appending keeps std::ofstream's flush, like a pipe or a terminal.
   const bool streamed = !S_ISREG(st.st_mode) || how.append;
-  return buffered_backend::create(file, opts.buffer_size, streamed || how.flush_writes, !streamed,
-                                  size, start_at, when, out);
+  // What a flush returned must outlive the process: written, or in a mapping of the file.
+  using at_flush = buffered_backend::at_flush;
+  const at_flush flushing =
+      streamed || how.flush_writes ? at_flush::write
+      : how.replaces               ? at_flush::keep
+      : opts.strategy == strategy::automatic && kind != target_kind::unmappable
+          ? at_flush::write_then_map
+          : at_flush::write;
+  return buffered_backend::create(file, opts.buffer_size, flushing, !streamed, size, start_at, when,
+                                  out);
 }
 
 void hand_over(open_file& file, const options& opts, std::unique_ptr<backend>& in_use) noexcept {

@@ -24,10 +24,10 @@ enum class target_kind {
 
 target_kind kind_of(int fd) noexcept;
 
-// Whether a file opened with `opts` may be mapped at all. Appending never maps: every write must
-// land at the end, wherever other writers left it.
+// Whether a file opened with `opts` may be mapped at all. Appending maps only when crash_safe
+// asks: every write must land at the end, wherever other writers left it.
 inline bool may_map(const options& opts, bool append) noexcept {
-  return opts.strategy != strategy::buffered && !append;
+  return opts.strategy != strategy::buffered && (!append || opts.crash_safe);
 }
 
 // How a file was opened, for open_backend: `may_map` says whether the mode, the strategy and the
@@ -39,6 +39,8 @@ struct opening {
   std::uint64_t position = 0;
   // A descriptor taken over, which others may share: each flush writes the buffer out, as fflush.
   bool flush_writes = false;
+  // A temporary that replaces the target at close: a flush keeps the bytes in the buffer.
+  bool replaces = false;
 };
 
 // Both opens end here, with file.fd open: the backend the strategy picks for the target.

@@ -333,6 +333,15 @@ int mapout_discard(mapout_file* file) {
   return mapout::detail::end_with(handle_of(file), &mapout::output_file::discard);
 }
 
+int mapout_recover(const char* path) {
+  if (path == nullptr) return mapout::detail::no_file();
+  if (const std::error_code ec = mapout::recover(path)) {
+    errno = ec.value();
+    return -1;
+  }
+  return 0;
+}
+
 const char* mapout_error(mapout_file* file) {
   if (file == nullptr) return "";
   c_handle& h = handle_of(file);

@@ -180,8 +180,10 @@ std::error_code output_file::flush(window& view, seek_range& range) noexcept {
   range = {};
   if (std::error_code ec = unavailable("flush")) return ec;
   state& s = *state_;
-  return code_of(s.hand_back_after(
-      view, range, s.opts.flush_publishes ? &detail::backend::publish : &detail::backend::flush));
+  if (s.opts.flush_publishes)
+    return code_of(s.hand_back_after(view, range, &detail::backend::publish));
+  s.note_stores(view);
+  return code_of(s.run(view, range, &detail::backend::flush));
 }
 
 std::error_code output_file::publish(window& view) noexcept {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "backends/crash_recovery.hpp"
 #include "backends/strategy.hpp"
 #include "file/open_mode.hpp"
 #include "file/output_file_state.hpp"
@@ -29,12 +30,34 @@ error_cause open_descriptor(const char* path, const detail::open_flags& flags, b
   return fd ? error_cause{} : detail::errno_failure("open");
 }
 
+// crash_safe needs the mapping, which the buffered strategy never makes, and a target that a
+// death leaves in place.
+error_cause crash_safe_refusal(const options& opts) noexcept {
+  if (!opts.crash_safe) return {};
+  if (opts.strategy == strategy::buffered) {
+    return {EINVAL, "open", "crash_safe needs a mapping (strategy::buffered given)"};
+  }
+  if (opts.atomic || opts.write_if_changed) {
+    return {EINVAL, "open",
+            "crash_safe keeps what a death leaves; atomic and write_if_changed "
+            "discard it"};
+  }
+  return {};
+}
+
 }  // namespace
 
 error_cause output_file::state::open(const char* path, std::ios_base::openmode mode,
                                      const options& opts) noexcept {
   detail::open_flags flags;
   if (!detail::to_open_flags(mode, flags)) return {EINVAL, "open mode"};
+  if (error_cause why = crash_safe_refusal(opts)) return why;
+  if (opts.crash_safe && flags.append) {
+    // The mapping writes at the end as the file's one writer: O_APPEND would move pwrite(2)'s
+    // bytes there too.
+    flags.creation &= ~O_APPEND;
+    flags.at_end = true;
+  }
   // Only what is, or will be, a regular file is opened for mapping: a FIFO opened for reading and
   // writing would not wait for its reader as std::ofstream does.
   bool want_map = detail::may_map(opts, flags.append);
@@ -55,9 +78,11 @@ error_cause output_file::state::open(const char* path, std::ios_base::openmode m
     if (error_cause why = detail::replace_session::open(path, opts, file, session)) return why;
   } else if (error_cause why = open_descriptor(path, flags, want_map, file.fd, readable)) {
     return why;
+  } else if (error_cause why = detail::recover_after_crash(file.fd.get())) {
+    return why;
   }
-  return detail::open_backend(file, {want_map && readable, flags.append, flags.at_end, 0}, opts,
-                              backend);
+  return detail::open_backend(
+      file, {want_map && readable, flags.append, flags.at_end, 0, false, replace}, opts, backend);
 }
 
 error_cause output_file::state::take_descriptor(int fd, const options& opts) noexcept {
@@ -68,6 +93,8 @@ error_cause output_file::state::take_descriptor(int fd, const options& opts) noe
   if (opts.atomic || opts.write_if_changed) {
     return {EINVAL, "open", "atomic and write_if_changed need a path to replace"};
   }
+  if (error_cause why = crash_safe_refusal(opts)) return why;
+  if (error_cause why = detail::recover_after_crash(fd)) return why;
   file.fd = detail::descriptor(fd);
   const bool append = (status & O_APPEND) != 0;
   // Writing goes on where the descriptor stands; a pipe or a terminal has no offset.

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <mutex>
 
+#include "mapping/end_mark.hpp"
 #include "platform/platform.hpp"
 
 namespace mapout::detail {
@@ -55,43 +55,11 @@ closed_writer* find_closed(const struct stat& file) noexcept {
   return nullptr;
 }
 
-// Where writers of other processes find the largest end noted, in decimal. The calls leave
-// errno as they found it: none of their failures is the stream's.
-constexpr char end_attribute[] = "mapout.end";
-
-std::uint64_t attribute_end(int fd) noexcept {
-  const int saved_errno = errno;
-  char text[24];
-  const ssize_t length = platform::get_attribute(fd, end_attribute, text, sizeof text);
-  errno = saved_errno;
-  if (length <= 0) return 0;
-  std::uint64_t end = 0;
-  const std::from_chars_result read = std::from_chars(text, text + length, end);
-  return read.ec == std::errc() && read.ptr == text + length ? end : 0;
-}
-
-void note_attribute_end(int fd, std::uint64_t end) noexcept {
-  if (attribute_end(fd) >= end) return;
-  const int saved_errno = errno;
-  char text[24];
-  const std::to_chars_result written = std::to_chars(text, text + sizeof text, end);
-  // Refused (no user attributes here, or no room): the table and the bytes are what is left.
-  static_cast<void>(platform::set_attribute(fd, end_attribute, text,
-                                            static_cast<std::size_t>(written.ptr - text)));
-  errno = saved_errno;
-}
-
-void forget_attribute_end(int fd) noexcept {
-  const int saved_errno = errno;
-  static_cast<void>(platform::remove_attribute(fd, end_attribute));
-  errno = saved_errno;
-}
-
 }  // namespace
 
 void note_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcept {
   if (end == 0) return;
-  note_attribute_end(fd, end);
+  raise_end_mark(fd, end);
   const std::lock_guard<std::mutex> hold(closed_writers_lock);
   if (closed_writer* slot = find_closed(file)) {
     slot->end = std::max(slot->end, end);
@@ -106,14 +74,15 @@ void note_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcep
 }
 
 std::uint64_t closed_end(int fd, const struct stat& file) noexcept {
-  const std::uint64_t noted = attribute_end(fd);
+  std::uint64_t noted = 0;
+  read_end_mark(fd, noted);
   const std::lock_guard<std::mutex> hold(closed_writers_lock);
   const closed_writer* slot = find_closed(file);
   return std::max(noted, slot ? slot->end : 0);
 }
 
 void forget_closed_end(int fd, const struct stat& file) noexcept {
-  forget_attribute_end(fd);
+  remove_end_mark(fd);
   const std::lock_guard<std::mutex> hold(closed_writers_lock);
   if (closed_writer* slot = find_closed(file)) slot->end = 0;
 }
@@ -166,6 +135,12 @@ bool writer_presence::others() const noexcept {
   platform::locked_range found;
   return platform::find_conflicting_lock(lock_fd(), platform::lock_kind::exclusive, {claims - 1, 1},
                                          found);
+}
+
+bool writer_presence::held(int fd) noexcept {
+  // The size lock and every claim lie from size_lock on.
+  platform::locked_range found;
+  return platform::find_conflicting_lock(fd, platform::lock_kind::exclusive, {size_lock, 0}, found);
 }
 
 std::uint64_t writer_presence::others_claim() const noexcept {

@@ -38,6 +38,9 @@ class writer_presence {
   void claim(std::uint64_t end) noexcept;
   // Whether another writer, or another copy of this one, holds the file.
   bool others() const noexcept;
+  // Whether any writer holds fd's file, or is changing its size, asked without joining or
+  // waiting. False where the system cannot tell.
+  static bool held(int fd) noexcept;
   // The largest claim of the others, 0 without any: the cut goes no lower.
   std::uint64_t others_claim() const noexcept;
   // Drops this copy's locks, for a close, all at once (without a description of its own, at the

@@ -69,6 +69,10 @@ step part_backend::seek(char* put, std::int64_t offset, std::ios_base::seekdir d
   return done;
 }
 
+step part_backend::flush(char* put) noexcept {
+  return run(put, &backend::flush);
+}
+
 error_cause part_backend::finish(char* put) noexcept {
   const error_cause why = after(inner_->finish(put));
   // The part's bytes are final: a later part may take its place after them.

@@ -28,7 +28,7 @@ class part_backend final : public backend {
   std::int64_t tell(const char* put) const noexcept override;
   step seek(char* put, std::int64_t offset, std::ios_base::seekdir dir,
             std::int64_t& position) noexcept override;
-  error_cause flush(char* put) noexcept override { return after(inner_->flush(put)); }
+  step flush(char* put) noexcept override;
   error_cause publish(char* put) noexcept override { return after(inner_->publish(put)); }
   error_cause persist(char* put) noexcept override { return after(inner_->persist(put)); }
   error_cause finish(char* put) noexcept override;
