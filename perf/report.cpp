@@ -111,7 +111,7 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
       std::fprintf(out, "%-26s", "");
       for (workload_kind kind : kinds) std::fprintf(out, " %14s", name_of(kind));
       std::fprintf(out, " %8s\n", "RSS MiB");
-      std::vector<std::string> reasons;  // why rows were skipped, each once
+      std::vector<std::string> reasons;  // why rows were skipped or missing, each once
       for (const writer* by : writers) {
         std::string line;
         char text[64];
@@ -126,9 +126,11 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
           } else if (skipped.rfind("n/a", 0) == 0) {
             std::snprintf(text, sizeof text, " %14s", "n/a");
           } else if (!skipped.empty()) {
-            std::snprintf(text, sizeof text, " %14s", "skipped");
-            if (std::find(reasons.begin(), reasons.end(), skipped) == reasons.end()) {
-              reasons.push_back(skipped);
+            const bool missing = is_missing(skipped.c_str());
+            std::snprintf(text, sizeof text, " %14s", missing ? "missing" : "skipped");
+            const std::string reason = missing ? skipped : "skipped: " + skipped;
+            if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) {
+              reasons.push_back(reason);
             }
           } else if (!row->ok()) {
             std::snprintf(text, sizeof text, " %14s", "FAILED");
@@ -151,7 +153,7 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
           std::fprintf(out, "%-26.26s%s %8.1f\n", by->label.c_str(), line.c_str(), rss);
         }
       }
-      for (const std::string& reason : reasons) std::fprintf(out, "skipped: %s\n", reason.c_str());
+      for (const std::string& reason : reasons) std::fprintf(out, "%s\n", reason.c_str());
     }
   }
 }

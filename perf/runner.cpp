@@ -124,7 +124,7 @@ bool included(const plan& p, const file_system& fs, std::uint64_t size, workload
   if (!w.api(kind)) return false;
   if (p.includes && !p.includes(fs, size, kind, w)) return false;
   skipped.clear();
-  if (is_not_applicable(w.api(kind))) {
+  if (is_not_applicable(w.api(kind)) || is_missing(w.api(kind))) {
     skipped = w.api(kind);
   } else if (const char* why = p.skips ? p.skips(fs, size, kind, w) : nullptr) {
     skipped = why;
