@@ -86,6 +86,11 @@ inline void copy_bytes(char* to, const char* from, std::size_t size) noexcept {
 std::array<const char*, workload_kind_count> apis_for(std::initializer_list<workload_kind> kinds,
                                                       const char* api);
 
+// A row of the log-lines workload alone, written with `api`; where the build lacks it, `api` is
+// "missing: <why>" and `run` null.
+writer log_writer(std::string id, std::string label, const char* api,
+                  void (*run)(const workload&, const std::string&));
+
 // Fills blocks [first, last) of a blocks workload into `path`, which exists, from its own offset.
 using fill_blocks_fn = void (*)(const workload&, const std::string& path, std::uint64_t first,
                                 std::uint64_t last);
