@@ -34,6 +34,7 @@ std::vector<writer> all_writers() {
   add_parallel_writers(list);
   add_print_cxx20_writers(list);
   add_printf_writers(list);
+  add_spdlog_writers(list);
 #endif
 #ifdef PERF_HAVE_BOOST_SERIALIZATION
   add_archive_rows(list);

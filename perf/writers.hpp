@@ -129,5 +129,8 @@ void add_parallel_writers(std::vector<writer>& list);
 // print compiled as C++20, where a literal format is cut when compiling (writers_print_cxx20.cpp).
 void add_print_cxx20_writers(std::vector<writer>& list);
 void add_printf_writers(std::vector<writer>& list);
+// spdlog's file logger and mapout's spdlog sink, on the log-lines workload; rows marked missing
+// where the build lacks them.
+void add_spdlog_writers(std::vector<writer>& list);
 
 }  // namespace perf
