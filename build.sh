@@ -43,7 +43,7 @@ if [ "$mode" = perf ] && [ ! -x build/perf/compare ]; then
 fi
 
 test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev xfsprogs btrfs-progs
-  libboost-iostreams-dev libboost-serialization-dev zlib1g-dev libfmt-dev)
+  libboost-iostreams-dev libboost-serialization-dev zlib1g-dev libfmt-dev libspdlog-dev)
 perf_packages=(libbenchmark-dev llvm-dev gnuplot-nox)
 packages=("${test_packages[@]}")
 [ "$mode" = perf ] || [ "$mode" = perf-read ] && packages+=("${perf_packages[@]}")

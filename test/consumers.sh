@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Consumer tests: mapout installed into a temporary prefix, then built against as a new user
 # would, once with the shared and once with the static library: a g++ line and a C99 line with
-# pkg-config, the optional parts (format.hpp with fmt, boost.hpp with Boost.Iostreams), a CMake
-# project with find_package(mapout), add_subdirectory and FetchContent (from a local git URL of
-# this tree), a meson project with mapout as a subproject; the shared library's exported symbols;
-# every installed header compiled alone with GCC and Clang; every C++ and C snippet of README.md;
-# a consumer cross-built for Windows through pkg-config and one through CMake, run under Wine.
-# Then `meson setup` of mapout itself on a machine without GoogleTest, and meson.build against
-# CMakeLists.txt: the same sources in both.
+# pkg-config, the optional parts (format.hpp with fmt, boost.hpp with Boost.Iostreams, spdlog.hpp
+# with spdlog), a CMake project with find_package(mapout), add_subdirectory and FetchContent (from
+# a local git URL of this tree), a meson project with mapout as a subproject; the shared library's
+# exported symbols; every installed header compiled alone with GCC and Clang; every C++ and C
+# snippet of README.md; a consumer cross-built for Windows through pkg-config and one through
+# CMake, run under Wine. Then `meson setup` of mapout itself on a machine without GoogleTest, and
+# meson.build against CMakeLists.txt: the same sources in both.
 # Prints one line per check and `consumers: N passed, N failed`; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ source_dir=$PWD
 consumers=$source_dir/test/consumers
 
 "$source_dir/build.sh" packages g++ gcc clang meson ninja-build pkg-config cmake binutils \
-  util-linux git libfmt-dev libboost-iostreams-dev g++-mingw-w64-x86-64-posix \
+  util-linux git libfmt-dev libboost-iostreams-dev libspdlog-dev g++-mingw-w64-x86-64-posix \
   gcc-mingw-w64-x86-64-posix wine wine64
 
 work=$(mktemp -d)
@@ -78,13 +78,13 @@ gxx_with_pkg_config() {
     "$dir/app" "$dir/out.txt"
 }
 
-# format.hpp and boost.hpp with the modules that add their libraries.
+# format.hpp, boost.hpp and spdlog.hpp with the modules that add their libraries.
 parts_with_pkg_config() {
   local dir=$work/parts-$1
   mkdir -p "$dir"
   # shellcheck disable=SC2046
   g++ -std=c++17 "${strict[@]}" "$consumers/app_parts.cpp" -o "$dir/app_parts" \
-    $(pkg-config --cflags --libs mapout-format mapout-boost) &&
+    $(pkg-config --cflags --libs mapout-format mapout-boost mapout-spdlog) &&
     "$dir/app_parts" "$dir"
 }
 
@@ -277,7 +277,7 @@ for kind in shared static; do
   fi
   check "$kind: g++ -std=c++17 with pkg-config" gxx_with_pkg_config "$kind"
   check "$kind: gcc -std=c99 with pkg-config and mapout.h" c99_with_pkg_config "$kind"
-  check "$kind: format.hpp and boost.hpp with pkg-config mapout-format mapout-boost" \
+  check "$kind: format.hpp, boost.hpp, spdlog.hpp with pkg-config mapout-{format,boost,spdlog}" \
     parts_with_pkg_config "$kind"
   check "$kind: CMake find_package(mapout), C++, C and the optional parts" \
     cmake_find_package "$kind"

@@ -31,17 +31,20 @@ then
 fi
 for header in "${headers[@]}"; do
   name=${header#include/}
-  # boost.hpp needs Boost.Iostreams, format.hpp fmt: each only where installed.
+  # boost.hpp needs Boost.Iostreams, format.hpp fmt, spdlog.hpp spdlog: each only where installed.
   case $name in
     mapout/boost.hpp) [ -d /usr/include/boost/iostreams ] || continue ;;
     mapout/format.hpp | mapout/detail/format_pieces.hpp | mapout/detail/print_paths.hpp)
       pkg-config --exists fmt || continue ;;
+    mapout/spdlog.hpp) pkg-config --exists spdlog || continue ;;
   esac
   for standard in c++17 c++20; do
     compile "$name as $standard" clang++ -std=$standard "${warnings[@]}" "${cxx_flags[@]}" \
       -x c++ - <<<"#include \"$name\""
   done
-  case $name in mapout/boost.hpp | mapout/format.hpp | mapout/detail/*) continue ;; esac
+  case $name in
+    mapout/boost.hpp | mapout/format.hpp | mapout/spdlog.hpp | mapout/detail/*) continue ;;
+  esac
   if [ "$mingw_target" = yes ]; then
     compile "$name for mingw-w64" "${mingw[@]}" -std=c++17 "${warnings[@]}" "${cxx_flags[@]}" \
       -x c++ - <<<"#include \"$name\""

@@ -1,12 +1,16 @@
-// A consumer of mapout's optional parts: mapout::print (format.hpp, linked with fmt) and
-// mapout::sink (boost.hpp, linked with Boost.Iostreams), each file's bytes checked.
+// A consumer of mapout's optional parts: mapout::print (format.hpp, linked with fmt),
+// mapout::sink (boost.hpp, linked with Boost.Iostreams) and mapout::spdlog_sink (spdlog.hpp,
+// linked with spdlog), each file's bytes checked.
 #include <mapout/boost.hpp>
 #include <mapout/format.hpp>
+#include <mapout/spdlog.hpp>
 
+#include <spdlog/logger.h>
 #include <boost/iostreams/stream.hpp>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <string>
 
 namespace {
@@ -25,6 +29,7 @@ int main(int argc, char** argv) {
   }
   const std::string printed = std::string(argv[1]) + "/printed.txt";
   const std::string sunk = std::string(argv[1]) + "/sunk.txt";
+  const std::string logged = std::string(argv[1]) + "/logged.txt";
   {
     mapout::ostream out(printed);
     // A format parsed at run time: fmt's library does the work.
@@ -34,7 +39,13 @@ int main(int argc, char** argv) {
     boost::iostreams::stream<mapout::sink> out(sunk);
     out << "through boost\n";
   }
-  if (bytes_of(printed) != "   42|mapout\n" || bytes_of(sunk) != "through boost\n") {
+  {
+    spdlog::logger log("app", std::make_shared<mapout::spdlog_sink_mt>(logged));
+    log.set_pattern("%l %v");
+    log.info("through spdlog {}", 42);
+  }
+  if (bytes_of(printed) != "   42|mapout\n" || bytes_of(sunk) != "through boost\n" ||
+      bytes_of(logged) != "info through spdlog 42\n") {
     std::cerr << "app_parts: the files do not hold the bytes written\n";
     return 1;
   }
