@@ -6,12 +6,10 @@
 #ifdef PERF_HAVE_SPDLOG
 #include <spdlog/logger.h>
 #include <spdlog/sinks/basic_file_sink.h>
+#include <mapout/spdlog.hpp>
 
 #include <memory>
 #include <stdexcept>
-#endif
-#ifdef PERF_HAVE_MAPOUT_SPDLOG
-#include <mapout/spdlog.hpp>
 #endif
 
 namespace perf {
@@ -65,13 +63,6 @@ constexpr const char* spdlog_call =
     "missing: perf/compare was configured without spdlog (install libspdlog-dev)";
 #endif
 
-#ifdef PERF_HAVE_MAPOUT_SPDLOG
-constexpr const char* mapout_sink_call = spdlog_call;
-#else
-constexpr const char* mapout_sink_call =
-    "missing: perf/compare was configured without mapout's spdlog sink (install libspdlog-dev)";
-#endif
-
 }  // namespace
 
 void add_spdlog_writers(std::vector<writer>& list) {
@@ -81,15 +72,13 @@ void add_spdlog_writers(std::vector<writer>& list) {
   using spdlog::sinks::basic_file_sink_mt;
   plain = run_spdlog<basic_file_sink_mt, flushing::at_close>;
   flush_on = run_spdlog<basic_file_sink_mt, flushing::every_line>;
-#endif
-#ifdef PERF_HAVE_MAPOUT_SPDLOG
   mapout_plain = run_spdlog<mapout::spdlog_sink_mt, flushing::at_close>;
   mapout_flush_on = run_spdlog<mapout::spdlog_sink_mt, flushing::every_line>;
 #endif
   list.push_back(log_writer("spdlog", "spdlog", spdlog_call, plain));
   list.push_back(log_writer("spdlog-flush-on", "spdlog + flush_on", spdlog_call, flush_on));
-  list.push_back(log_writer("mapout-spdlog", "mapout spdlog sink", mapout_sink_call, mapout_plain));
-  list.push_back(log_writer("mapout-spdlog-flush-on", "mapout spdlog sink+flush", mapout_sink_call,
+  list.push_back(log_writer("mapout-spdlog", "mapout spdlog sink", spdlog_call, mapout_plain));
+  list.push_back(log_writer("mapout-spdlog-flush-on", "mapout spdlog sink+flush", spdlog_call,
                             mapout_flush_on));
 }
 
