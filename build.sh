@@ -2,7 +2,8 @@
 # mapout in two commands on a fresh Debian machine:
 #   ./build.sh test      install what is missing, configure, build, run every test
 #   ./build.sh perf      the same set-up, then the headline comparison against stdio and the other
-#                        writers, one size on both file systems, and its chart
+#                        writers, one size on both file systems, and its chart; and the log's
+#                        rows (1,000,000 lines through ofstream, stdio, spdlog and mapout)
 #   ./build.sh perf --full   every size, writer and mode instead (about 80 minutes); other
 #                        arguments go to perf/compare (--fs, --sizes, --writers, --list, ...)
 #   ./build.sh perf-read the same set-up, then the read side (perf/read): flat-file loads, line
@@ -38,7 +39,7 @@ esac
 # A first ./build.sh perf installs LLVM and gnuplot and builds everything before the runs.
 if [ "$mode" = perf ] && [ ! -x build/perf/compare ]; then
   echo "first run: installing, about 5 min of building on 2 cores, then the runs" \
-    "(3 min for the headline)"
+    "(4 min for the headline)"
 fi
 
 test_packages=(g++ meson ninja-build pkg-config python3 googletest libgtest-dev xfsprogs btrfs-progs

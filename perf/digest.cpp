@@ -18,8 +18,9 @@ namespace perf {
 namespace {
 
 // A sink that hashes what it is given through a buffer (one update per byte would take seconds
-// per GiB), formatting lines with std::to_chars, and doubles as %g or, when `shortest`, as fmt's
-// "{}" (fmt::format_to with the format parsed at run time, not the compiled code print takes).
+// per GiB), formatting lines and log lines with std::to_chars, and doubles as %g or, when
+// `shortest`, as fmt's "{}" (fmt::format_to with the format parsed at run time, not the compiled
+// code print takes).
 class digest_sink {
  public:
   explicit digest_sink(bool shortest = false) : shortest_(shortest) {}
@@ -52,6 +53,10 @@ class digest_sink {
     if (sizeof buffer_ - used_ < max_printf_row) drain();
     used_ += static_cast<std::size_t>(std::snprintf(
         buffer_ + used_, max_printf_row, printf_row_format, v.id, v.name, v.value, v.total));
+  }
+  void log(const log_entry& entry) {
+    if (sizeof buffer_ - used_ < max_log_line) drain();
+    used_ = static_cast<std::size_t>(format_log_line(buffer_ + used_, entry) - buffer_);
   }
   void number(double x) {
     if (sizeof buffer_ - used_ < longest_row) drain();

@@ -20,7 +20,7 @@ void usage(const char* program, int status) {
       "usage: %s [--headline | --quick] [--fs disk,tmpfs] [--sizes 16M,256M,1G]\n"
       "          [--workloads bytes,tokens,lines,blocks-4k,blocks-1m,patch,toc,scatter,\n"
       "                       random-16,random-64,numbers,doubles,table,printf-row,\n"
-      "                       boost-archive,parallel-csv,parallel-tokens]\n"
+      "                       boost-archive,parallel-csv,parallel-tokens,log-lines]\n"
       "          [--writers id,...] [--rounds N] [--out DIR] [--disk-dir DIR]\n"
       "          [--tmpfs-dir DIR] [--include DIR] [--text-cap BYTES] [--every-row]\n"
       "          [--list]\n"
@@ -29,7 +29,10 @@ void usage(const char* program, int status) {
       "minutes per run on patch are skipped (the table says which), unless\n"
       "--every-row (or --writers for the former).\n"
       "--headline: 64M, the peers a reader compares first, the streaming workloads\n"
-      "(~2 minutes); the seeking ones (patch, toc, scatter) by --workloads or the full run.\n"
+      "and log-lines' rows (~4 minutes); the seeking ones (patch, toc, scatter) by\n"
+      "--workloads or the full run.\n"
+      "log-lines counts lines: 1,000,000 at every size below 1G (run once, at the largest\n"
+      "of them), 10,000,000 from 1G up.\n"
       "--quick: 16M and 256M, the writers marked quick (no fputs, no extra modes), the\n"
       "streaming workloads.\n"
       "Results go to DIR (default: the directory of this program): summary.txt,\n"
@@ -76,7 +79,8 @@ std::uint64_t parse_size(const std::string& text) {
 constexpr std::uint64_t gib = std::uint64_t{1} << 30;
 
 // --headline: the standard peers, the hand-written buffer, mapout both ways and the ceiling, at one
-// size that keeps the whole run, both file systems, under two minutes on two cores.
+// size that keeps their rows, both file systems, near three minutes on two cores; then every row of
+// the log, at 1,000,000 lines (about a minute more).
 const std::vector<std::string> headline_writers = {
     "ceiling", "stdio", "ofstream", "fmt", "llvm", "write64k", "mapout", "mapout-mapped"};
 constexpr std::uint64_t headline_size = 64 * mib;
@@ -202,10 +206,18 @@ settings parse_settings(int argc, char** argv, const std::vector<writer>& writer
   // A seek that flushes makes patch run minutes per writer: only the full run has it by default.
   if (kinds.empty() && (quick || headline)) {
     kinds.assign(std::begin(streaming_workload_kinds), std::end(streaming_workload_kinds));
+    if (headline) kinds.push_back(workload_kind::log_lines);
   } else if (kinds.empty()) {
     kinds.assign(std::begin(all_workload_kinds), std::end(all_workload_kinds));
   }
-  if (headline && writer_ids.empty()) writer_ids = headline_writers;
+  if (headline && writer_ids.empty()) {
+    writer_ids = headline_writers;
+    // Every row of the log: each writer with a log-lines call, or missing from this build.
+    for (const writer& w : writers) {
+      const bool listed = std::find(writer_ids.begin(), writer_ids.end(), w.id) != writer_ids.end();
+      if (w.api(workload_kind::log_lines) && !listed) writer_ids.push_back(w.id);
+    }
+  }
   if (sizes.empty()) {
     sizes = headline ? std::vector<std::uint64_t>{headline_size}
             : quick  ? std::vector<std::uint64_t>{16 * mib, 256 * mib}
@@ -237,8 +249,14 @@ settings parse_settings(int argc, char** argv, const std::vector<writer>& writer
     if (chosen) s.what.writers.push_back(i);
   }
   if (!every_row && writer_ids.empty()) {
-    s.what.includes = [](const file_system& fs, std::uint64_t size, workload_kind kind,
-                         const writer& w) {
+    // log-lines writes the same lines at every size below 1 GiB: once, at the largest of them.
+    std::uint64_t log_lines_size = 0;
+    for (std::uint64_t size : sizes) {
+      if (size < gib) log_lines_size = std::max(log_lines_size, size);
+    }
+    s.what.includes = [log_lines_size](const file_system& fs, std::uint64_t size,
+                                       workload_kind kind, const writer& w) {
+      if (kind == workload_kind::log_lines && size < gib) return size == log_lines_size;
       return size < gib || compared_at_1gib(fs, kind, w.id);
     };
   }

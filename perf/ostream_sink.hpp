@@ -1,8 +1,9 @@
 // One Sink for every stream with std::ostream's members (std::ofstream, mapout::ostream, Boost
-// streams): put per byte, write per token and block, << per line and per number.
+// streams): put per byte, write per token and block, << per line, per number and per log line.
 #pragma once
 
 #include <ios>
+#include <ostream>
 #include <string>
 #include <system_error>
 
@@ -10,10 +11,13 @@
 
 namespace perf {
 
+// How a log line ends: '\n', or std::endl, which flushes the stream after each line.
+enum class line_end { newline, endl };
+
 // `Opener` names the stream type it opens (file_type), the type the calls are made through
 // (stream_type: the file's own type, or std::ostream for generic code), and opens it:
 //   static void open(file_type& file, const std::string& path);
-template <class Opener>
+template <class Opener, line_end End = line_end::newline>
 class ostream_sink {
  public:
   using file_type = typename Opener::file_type;
@@ -36,6 +40,16 @@ class ostream_sink {
   }
   void row(long id, double x, double y) { stream() << id << ',' << x << ',' << y << '\n'; }
   void number(double x) { stream() << x << '\n'; }
+  void log(const log_entry& entry) {
+    stream() << entry.clock << '.' << entry.micros << " [info] worker " << entry.worker
+             << " handled request " << entry.request << " in " << entry.elapsed << " us, status "
+             << entry.status;
+    if constexpr (End == line_end::endl) {
+      stream() << std::endl;
+    } else {
+      stream() << '\n';
+    }
+  }
 #ifdef PERF_HAVE_BOOST_SERIALIZATION
   void archive(const workload& work) {
     write_text_archive(work, stream());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -111,7 +112,7 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
       std::fprintf(out, "%-26s", "");
       for (workload_kind kind : kinds) std::fprintf(out, " %14s", name_of(kind));
       std::fprintf(out, " %8s\n", "RSS MiB");
-      std::vector<std::string> reasons;  // why rows were skipped, each once
+      std::vector<std::string> reasons;  // why rows were skipped or missing, each once
       for (const writer* by : writers) {
         std::string line;
         char text[64];
@@ -126,9 +127,11 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
           } else if (skipped.rfind("n/a", 0) == 0) {
             std::snprintf(text, sizeof text, " %14s", "n/a");
           } else if (!skipped.empty()) {
-            std::snprintf(text, sizeof text, " %14s", "skipped");
-            if (std::find(reasons.begin(), reasons.end(), skipped) == reasons.end()) {
-              reasons.push_back(skipped);
+            const bool missing = is_missing(skipped.c_str());
+            std::snprintf(text, sizeof text, " %14s", missing ? "missing" : "skipped");
+            const std::string reason = missing ? skipped : "skipped: " + skipped;
+            if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) {
+              reasons.push_back(reason);
             }
           } else if (!row->ok()) {
             std::snprintf(text, sizeof text, " %14s", "FAILED");
@@ -151,7 +154,7 @@ void print_matrix(std::FILE* out, const std::vector<summary>& rows) {
           std::fprintf(out, "%-26.26s%s %8.1f\n", by->label.c_str(), line.c_str(), rss);
         }
       }
-      for (const std::string& reason : reasons) std::fprintf(out, "skipped: %s\n", reason.c_str());
+      for (const std::string& reason : reasons) std::fprintf(out, "%s\n", reason.c_str());
     }
   }
 }
@@ -204,7 +207,12 @@ void write_csv(const std::string& path, const std::vector<summary>& rows) {
   if (std::fclose(out) != 0) throw_errno("fclose", path);
 }
 
-chart_layout write_chart_data(const std::string& path, const std::vector<summary>& rows) {
+chart_layout write_chart_data(const std::string& path, const std::vector<summary>& measured) {
+  // Not log-lines: its rows that flush every line run 5-10x below mapout::ostream and would set
+  // the scale, and its own writers would add a column to every workload's cluster.
+  std::vector<summary> rows;
+  std::copy_if(measured.begin(), measured.end(), std::back_inserter(rows),
+               [](const summary& r) { return r.measured->kind != workload_kind::log_lines; });
   const auto file_systems =
       distinct<std::string>(rows, [](const summary& r) { return r.measured->file_system; });
   const auto kinds =

@@ -54,7 +54,7 @@ struct chart_layout {
 
 // Throughput relative to mapout::ostream (its median GB/s over mapout's, in the same group) per
 // workload (rows) and writer (columns, the memory ceiling last), one gnuplot data block per file
-// system, at the size with the most rows.
+// system, at the size with the most rows; log-lines is left to the tables.
 chart_layout write_chart_data(const std::string& path, const std::vector<summary>& rows);
 
 }  // namespace perf

@@ -55,7 +55,8 @@ struct cell {
   std::vector<sample> samples;
   bool verified = false;  // the first run's output matched the expected digest
   std::string error;      // why the writer failed; its samples are then incomplete
-  // Why the writer was not run: "n/a: ..." when it cannot run the workload, or the plan's reason.
+  // Why the writer was not run: "n/a: ..." when it cannot run the workload, "missing: ..." when
+  // this build lacks it, or the plan's reason.
   std::string skipped;
 };
 

@@ -15,9 +15,9 @@ namespace perf {
 namespace {
 
 constexpr const char* workload_names[] = {
-    "bytes", "tokens",     "lines",         "blocks-4k",    "blocks-1m",      "patch",
-    "toc",   "scatter",    "random-16",     "random-64",    "numbers",        "doubles",
-    "table", "printf-row", "boost-archive", "parallel-csv", "parallel-tokens"};
+    "bytes", "tokens",     "lines",         "blocks-4k",    "blocks-1m",       "patch",
+    "toc",   "scatter",    "random-16",     "random-64",    "numbers",         "doubles",
+    "table", "printf-row", "boost-archive", "parallel-csv", "parallel-tokens", "log-lines"};
 
 // 32 MiB: larger than the caches, so the bytes workload reads its input from memory as a real
 // producer would, and small enough to make in a fraction of a second.
@@ -215,6 +215,16 @@ workload make_workload(workload_kind kind, std::uint64_t size, const corpus& inp
     case workload_kind::boost_archive:
       size_archive(work);
       break;
+    case workload_kind::log_lines: {
+      work.count = log_line_count(size);
+      log_clock clock;
+      char line[max_log_line];
+      for (std::uint32_t i = 0; i < work.count; ++i) {
+        work.bytes +=
+            static_cast<std::uint64_t>(format_log_line(line, log_entry_of(clock, i)) - line);
+      }
+      break;
+    }
     case workload_kind::blocks_4k:
     case workload_kind::blocks_1m: {
       const std::uint64_t block = block_size(kind);

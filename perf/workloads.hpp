@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "log_lines.hpp"
+
 namespace perf {
 
 // The streams written front to back, then the seeking ones: patch (length-prefixed records, each
@@ -25,7 +27,8 @@ namespace perf {
 // of a code generator that prints a table with a string literal among its arguments;
 // boost-archive, Boost.Serialization's text_oarchive of the doubles, one `archive << x` each;
 // parallel-csv and parallel-tokens, the bytes of numbers and tokens, made by the parallel rows on
-// two threads and by the one stream they are set against.
+// two threads and by the one stream they are set against; log-lines, a server's log of requests
+// (log_lines.hpp), line by line through each logger's own call.
 enum class workload_kind {
   bytes,
   tokens,
@@ -43,19 +46,20 @@ enum class workload_kind {
   printf_row,
   boost_archive,
   parallel_csv,
-  parallel_tokens
+  parallel_tokens,
+  log_lines
 };
 
 constexpr workload_kind streaming_workload_kinds[] = {
     workload_kind::bytes, workload_kind::tokens, workload_kind::lines, workload_kind::blocks_4k,
     workload_kind::blocks_1m};
 constexpr workload_kind all_workload_kinds[] = {
-    workload_kind::bytes,        workload_kind::tokens,         workload_kind::lines,
-    workload_kind::blocks_4k,    workload_kind::blocks_1m,      workload_kind::patch,
-    workload_kind::toc,          workload_kind::scatter,        workload_kind::random_16,
-    workload_kind::random_64,    workload_kind::numbers,        workload_kind::doubles,
-    workload_kind::table,        workload_kind::printf_row,     workload_kind::boost_archive,
-    workload_kind::parallel_csv, workload_kind::parallel_tokens};
+    workload_kind::bytes,        workload_kind::tokens,          workload_kind::lines,
+    workload_kind::blocks_4k,    workload_kind::blocks_1m,       workload_kind::patch,
+    workload_kind::toc,          workload_kind::scatter,         workload_kind::random_16,
+    workload_kind::random_64,    workload_kind::numbers,         workload_kind::doubles,
+    workload_kind::table,        workload_kind::printf_row,      workload_kind::boost_archive,
+    workload_kind::parallel_csv, workload_kind::parallel_tokens, workload_kind::log_lines};
 constexpr std::size_t workload_kind_count = std::size(all_workload_kinds);
 
 constexpr bool is_random(workload_kind kind) noexcept {
@@ -82,11 +86,11 @@ constexpr bool is_numbers(workload_kind kind) noexcept {
   return bytes_of(kind) == workload_kind::numbers || kind == workload_kind::doubles;
 }
 
-// The workloads of formatting calls that only some writers make (<<, print, printf): numbers,
-// doubles, table, printf-row, boost-archive.
+// The workloads of formatting calls that only some writers make (<<, print, printf, a logger's
+// call): numbers, doubles, table, printf-row, boost-archive, log-lines.
 constexpr bool is_formatting(workload_kind kind) noexcept {
   return is_numbers(kind) || kind == workload_kind::table || kind == workload_kind::printf_row ||
-         kind == workload_kind::boost_archive;
+         kind == workload_kind::boost_archive || kind == workload_kind::log_lines;
 }
 
 const char* name_of(workload_kind kind) noexcept;
@@ -108,12 +112,14 @@ struct corpus {
 // `text_cap` bytes, and splits them into identifier, number, punctuation and whitespace tokens.
 corpus make_corpus(const std::string& include_dir, std::size_t text_cap);
 
-// One byte stream: `kind` at about `size` bytes, exactly `bytes` long.
+// One byte stream: `kind` at about `size` bytes (log-lines: log_line_count(size) lines), exactly
+// `bytes` long.
 struct workload {
   workload_kind kind = workload_kind::bytes;
   std::uint64_t size = 0;
-  // Tokens, lines or records emitted (the first whole one to reach `size`), scatter's blocks, or
-  // random's records (random_records at every size); unused by bytes and blocks.
+  // Tokens, lines or records emitted (the first whole one to reach `size`), scatter's blocks,
+  // random's records (random_records at every size) or log-lines' lines; unused by bytes and
+  // blocks.
   std::uint64_t count = 0;
   std::uint64_t bytes = 0;
   const corpus* input = nullptr;
@@ -277,6 +283,13 @@ struct can_write_archive<
     Sink, std::void_t<decltype(std::declval<Sink&>().archive(std::declval<const workload&>()))>>
     : std::true_type {};
 
+// Whether a Sink has the log-lines workload's call, log(const log_entry&).
+template <class Sink, class = void>
+struct can_log : std::false_type {};
+template <class Sink>
+struct can_log<Sink, std::void_t<decltype(std::declval<Sink&>().log(std::declval<log_entry>()))>>
+    : std::true_type {};
+
 // Whether a Sink has the seeking calls; emit() throws for a seeking workload when it has not.
 template <class Sink, class = void>
 struct can_seek : std::false_type {};
@@ -368,7 +381,9 @@ void emit_seeking(const workload& work, Sink& out) {
 // and for the printf-row workload
 //   printf_row(const printf_row_values&)   printf_row_format's row.
 // and for boost-archive
-//   archive(const workload&)            write_text_archive into the writer's stream.
+//   archive(const workload&)            write_text_archive into the writer's stream
+// and for log-lines
+//   log(const log_entry&)               one line of the log, its line end included.
 // The loops are templates so that each writer's calls are inlined into them, as in a real program.
 template <class Sink>
 void emit(const workload& work, Sink& out) {
@@ -440,6 +455,14 @@ void emit(const workload& work, Sink& out) {
         out.archive(work);
       } else {
         throw std::logic_error("this writer writes no text_oarchive (or no Boost.Serialization)");
+      }
+      break;
+    case workload_kind::log_lines:
+      if constexpr (can_log<Sink>::value) {
+        log_clock clock;
+        for (std::uint32_t i = 0; i < work.count; ++i) out.log(log_entry_of(clock, i));
+      } else {
+        throw std::logic_error("this writer writes no log lines");
       }
       break;
     case workload_kind::patch:

@@ -34,6 +34,7 @@ std::vector<writer> all_writers() {
   add_parallel_writers(list);
   add_print_cxx20_writers(list);
   add_printf_writers(list);
+  add_spdlog_writers(list);
 #endif
 #ifdef PERF_HAVE_BOOST_SERIALIZATION
   add_archive_rows(list);
@@ -58,6 +59,16 @@ constexpr int unshared = O_BINARY | O_NOINHERIT;
 #else
 constexpr int unshared = O_CLOEXEC;
 #endif
+
+writer log_writer(std::string id, std::string label, const char* api,
+                  void (*run)(const workload&, const std::string&)) {
+  writer w;
+  w.id = std::move(id);
+  w.label = std::move(label);
+  w.apis = apis_for({workload_kind::log_lines}, api);
+  w.run = run;
+  return w;
+}
 
 void run_in_two_halves(const workload& work, const std::string& path, fill_blocks_fn fill) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | unshared, 0666);

@@ -20,7 +20,8 @@ struct writer {
   // What the table shows.
   std::string label;
   // The call each workload is written with ("putc_unlocked", "<<"), or nullptr when the writer
-  // has nothing to add to that workload; "n/a: <why>" when it cannot run it (the table says so).
+  // has nothing to add to that workload; "n/a: <why>" when it cannot run it, "missing: <why>"
+  // when this build lacks what it needs (the table says so).
   std::array<const char*, workload_kind_count> apis{};
   // Whether --quick keeps it.
   bool quick = true;
@@ -43,6 +44,12 @@ inline bool is_not_applicable(const char* api) noexcept {
 }
 constexpr const char* cannot_seek = "n/a: no seek";
 
+// Whether `api` marks a row this build lacks (a library not found when it was configured): the
+// table shows it missing, with why, rather than leaving it out.
+inline bool is_missing(const char* api) noexcept {
+  return api && std::string_view(api).substr(0, 8) == "missing:";
+}
+
 // Every writer this build has, in the order the table shows them.
 std::vector<writer> all_writers();
 
@@ -53,6 +60,17 @@ void run_sink(const workload& work, const std::string& path) {
   emit(work, out);
   out.close();
 }
+
+// A Sink with one formatting workload's call alone (printf_row, log): the calls of the streaming
+// workloads, which emit() names for every Sink, stand in as calls that write nothing.
+template <class Sink>
+struct formatting_only : Sink {
+  using Sink::Sink;
+  void byte(char) {}
+  void token(std::string_view) {}
+  void line(std::uint32_t, std::uint32_t) {}
+  void block(const char*, std::size_t) {}
+};
 
 // The hand-written writers' copy: mapout's own, so that the rows differ by what each writer does
 // around its copies. A plain memcpy whose size the compiler can bound becomes rep movsq, which
@@ -67,6 +85,11 @@ inline void copy_bytes(char* to, const char* from, std::size_t size) noexcept {
 // `api` for each of `kinds`, nothing for the other workloads.
 std::array<const char*, workload_kind_count> apis_for(std::initializer_list<workload_kind> kinds,
                                                       const char* api);
+
+// A row of the log-lines workload alone, written with `api`; where the build lacks it, `api` is
+// "missing: <why>" and `run` null.
+writer log_writer(std::string id, std::string label, const char* api,
+                  void (*run)(const workload&, const std::string&));
 
 // Fills blocks [first, last) of a blocks workload into `path`, which exists, from its own offset.
 using fill_blocks_fn = void (*)(const workload&, const std::string& path, std::uint64_t first,
@@ -106,5 +129,8 @@ void add_parallel_writers(std::vector<writer>& list);
 // print compiled as C++20, where a literal format is cut when compiling (writers_print_cxx20.cpp).
 void add_print_cxx20_writers(std::vector<writer>& list);
 void add_printf_writers(std::vector<writer>& list);
+// spdlog's file logger and mapout's spdlog sink, on the log-lines workload; rows marked missing
+// where the build lacks them.
+void add_spdlog_writers(std::vector<writer>& list);
 
 }  // namespace perf

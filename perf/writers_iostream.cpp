@@ -1,5 +1,6 @@
 // std::ofstream: put per byte, write per token and block, << per line. Its members are
-// std::ostream's, so this row is also std::ofstream through std::ostream&.
+// std::ostream's, so this row is also std::ofstream through std::ostream&. And the log's row that
+// flushes each line with std::endl.
 #include <fstream>
 
 #include "ostream_sink.hpp"
@@ -23,8 +24,16 @@ void add_iostream_writers(std::vector<writer>& list) {
   ofstream.label = "std::ofstream";
   ofstream.apis = {"put",         "write", "<<",          "write",       "write", "tellp+seekp",
                    "tellp+seekp", "seekp", "seekp+write", "seekp+write", "<<",    "<<"};
+  ofstream.apis[static_cast<std::size_t>(workload_kind::log_lines)] = "<< '\\n'";
   ofstream.run = run_sink<ostream_sink<ofstream_opener>>;
   list.push_back(ofstream);
+
+  writer endl;
+  endl.id = "ofstream-endl";
+  endl.label = "std::ofstream + endl";
+  endl.apis = apis_for({workload_kind::log_lines}, "<< std::endl");
+  endl.run = run_sink<ostream_sink<ofstream_opener, line_end::endl>>;
+  list.push_back(endl);
 }
 
 }  // namespace perf

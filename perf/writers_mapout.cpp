@@ -1,5 +1,6 @@
 // mapout's writers: mapout::ostream through its own type (automatic, mapped and buffered
-// strategies, and each extension mode), through std::ostream&, and the raw streambuf.
+// strategies, and each extension mode), through std::ostream&, and the raw streambuf; and the
+// log's rows: std::endl per line, crash_safe, and crash_safe with flush_publishes.
 #include <mapout/ostream.hpp>
 #include <mapout/streambuf.hpp>
 
@@ -49,6 +50,22 @@ mapout::options on_sigbus() {
 }
 using mapout_sigbus_opener = options_opener<on_sigbus>;
 #endif
+
+// A log that a dying process loses none of, flushed or not.
+mapout::options crash_safe() {
+  mapout::options opts;
+  opts.crash_safe = true;
+  return opts;
+}
+using mapout_crash_safe_opener = options_opener<crash_safe>;
+
+// The same, and each std::endl publishes the size, so that a reader (tail -f) sees the line.
+mapout::options crash_safe_publishing() {
+  mapout::options opts = crash_safe();
+  opts.flush_publishes = true;
+  return opts;
+}
+using mapout_publishing_opener = options_opener<crash_safe_publishing>;
 
 class streambuf_sink {
  public:
@@ -126,6 +143,8 @@ void add_mapout_writers(std::vector<writer>& list) {
   // The one stream the parallel rows are set against.
   automatic.apis[static_cast<std::size_t>(workload_kind::parallel_csv)] = "<<";
   automatic.apis[static_cast<std::size_t>(workload_kind::parallel_tokens)] = "write";
+  // The log written as the other log rows are, without a flush: what every ratio there is against.
+  automatic.apis[static_cast<std::size_t>(workload_kind::log_lines)] = "<< '\\n'";
   list.push_back(automatic);
   list.push_back(ostream_writer("mapout-mapped", "mapout::ostream mapped",
                                 run_sink<ostream_sink<mapout_opener<strategy::mapped>>>));
@@ -160,6 +179,15 @@ void add_mapout_writers(std::vector<writer>& list) {
       "pubseekpos", "pubseekpos", "pubseekpos+sputn", "pubseekpos+sputn"};
   raw.run = run_sink<streambuf_sink>;
   list.push_back(raw);
+
+  list.push_back(
+      log_writer("mapout-endl", "mapout::ostream + endl", "<< std::endl",
+                 run_sink<ostream_sink<mapout_opener<strategy::automatic>, line_end::endl>>));
+  list.push_back(log_writer("mapout-crash-safe", "mapout crash_safe", "<< '\\n'",
+                            run_sink<ostream_sink<mapout_crash_safe_opener>>));
+  list.push_back(log_writer("mapout-crash-safe-publishes", "mapout crash_safe+publish",
+                            "<< std::endl",
+                            run_sink<ostream_sink<mapout_publishing_opener, line_end::endl>>));
 }
 
 }  // namespace perf

@@ -63,16 +63,6 @@ class mapout_printf_sink {
   mapout_file* file_;
 };
 
-// The writers' own calls stand in for the Sink calls of the other workloads, which they lack.
-template <class Sink>
-struct printf_only : Sink {
-  using Sink::Sink;
-  void byte(char) {}
-  void token(std::string_view) {}
-  void line(std::uint32_t, std::uint32_t) {}
-  void block(const char*, std::size_t) {}
-};
-
 }  // namespace
 
 void add_printf_writers(std::vector<writer>& list) {
@@ -80,14 +70,14 @@ void add_printf_writers(std::vector<writer>& list) {
   stdio.id = "fprintf";
   stdio.label = "stdio fprintf";
   stdio.apis = apis_for({workload_kind::printf_row}, "fprintf");
-  stdio.run = run_sink<printf_only<fprintf_sink>>;
+  stdio.run = run_sink<formatting_only<fprintf_sink>>;
   list.push_back(stdio);
 
   writer mapout;
   mapout.id = "mapout-printf";
   mapout.label = "mapout_printf";
   mapout.apis = apis_for({workload_kind::printf_row}, "mapout_printf");
-  mapout.run = run_sink<printf_only<mapout_printf_sink>>;
+  mapout.run = run_sink<formatting_only<mapout_printf_sink>>;
   list.push_back(mapout);
 }
 

@@ -1,5 +1,5 @@
 // stdio writers: putc_unlocked per byte, fwrite_unlocked per token and block, fprintf per line;
-// and fputs per token.
+// fputs per token; and fprintf then fflush per log line.
 #include <cstdio>
 
 #include "writers.hpp"
@@ -64,6 +64,18 @@ class stdio_fputs_sink : public stdio_sink {
   void token(std::string_view text) { std::fputs(text.data(), file()); }
 };
 
+// A log that flushes every line, so that a reader (tail -f) sees it at once.
+class stdio_fflush_sink : public stdio_sink {
+ public:
+  using stdio_sink::stdio_sink;
+  void log(const log_entry& entry) {
+    std::fprintf(file(), "%s.%u [info] worker %u handled request %u in %u us, status %u\n",
+                 entry.clock, entry.micros, entry.worker, entry.request, entry.elapsed,
+                 entry.status);
+    std::fflush(file());
+  }
+};
+
 }  // namespace
 
 void add_stdio_writers(std::vector<writer>& list) {
@@ -83,6 +95,13 @@ void add_stdio_writers(std::vector<writer>& list) {
   fputs.quick = false;
   fputs.run = run_sink<stdio_fputs_sink>;
   list.push_back(fputs);
+
+  writer fflush;
+  fflush.id = "stdio-fflush";
+  fflush.label = "stdio + fflush";
+  fflush.apis = apis_for({workload_kind::log_lines}, "fprintf+fflush");
+  fflush.run = run_sink<stdio_fflush_sink>;
+  list.push_back(fflush);
 }
 
 }  // namespace perf
