@@ -4,9 +4,15 @@
 #include "writers.hpp"
 
 #ifdef PERF_HAVE_SPDLOG
+#include <fcntl.h>
 #include <spdlog/logger.h>
+#include <spdlog/sinks/base_sink.h>
+#include <unistd.h>
+
 #include <spdlog/sinks/basic_file_sink.h>
+#include <cstring>
 #include <mapout/spdlog.hpp>
+#include <mutex>
 
 #include <memory>
 #include <stdexcept>
@@ -54,6 +60,55 @@ class spdlog_sink {
   std::string error_;
 };
 
+// The limit of a file sink: spdlog's formatting, then a copy into a 64 KiB buffer of its own
+// handed to write(2) when full, as a sink written by hand for this log would do.
+class hand_written_sink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  hand_written_sink(const std::string& path, bool) : fd_(::open(path.c_str(), flags, 0666)) {
+    if (fd_ < 0) throw std::runtime_error("open " + path);
+  }
+  ~hand_written_sink() override {
+    flush_();
+    ::close(fd_);
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    formatted_.clear();
+    formatter_->format(msg, formatted_);
+    if (formatted_.size() > sizeof buffer_ - used_) flush_();
+    std::memcpy(buffer_ + used_, formatted_.data(), formatted_.size());
+    used_ += formatted_.size();
+  }
+  void flush_() override {
+    if (used_ > 0 && ::write(fd_, buffer_, used_) != static_cast<ssize_t>(used_)) {
+      throw std::runtime_error("write");
+    }
+    used_ = 0;
+  }
+
+ private:
+  static constexpr int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  int fd_;
+  spdlog::memory_buf_t formatted_;
+  std::size_t used_ = 0;
+  char buffer_[64 << 10];
+};
+
+// mapout's sink with crash_safe: every line in the file as it is stored, no flush needed.
+class crash_safe_sink final : public mapout::spdlog_sink<std::mutex> {
+ public:
+  crash_safe_sink(const std::string& path, bool truncate)
+      : mapout::spdlog_sink<std::mutex>(path, truncate, crash_safe()) {}
+
+ private:
+  static mapout::options crash_safe() {
+    mapout::options opts;
+    opts.crash_safe = true;
+    return opts;
+  }
+};
+
 template <class FileSink, flushing Flush>
 constexpr auto run_spdlog = run_sink<formatting_only<spdlog_sink<FileSink, Flush>>>;
 
@@ -67,19 +122,26 @@ constexpr const char* spdlog_call =
 
 void add_spdlog_writers(std::vector<writer>& list) {
   using run_fn = void (*)(const workload&, const std::string&);
-  run_fn plain = nullptr, flush_on = nullptr, mapout_plain = nullptr, mapout_flush_on = nullptr;
+  run_fn plain = nullptr, flush_on = nullptr, mapout_plain = nullptr, mapout_flush_on = nullptr,
+         hand_written = nullptr, mapout_crash_safe = nullptr;
 #ifdef PERF_HAVE_SPDLOG
   using spdlog::sinks::basic_file_sink_mt;
   plain = run_spdlog<basic_file_sink_mt, flushing::at_close>;
   flush_on = run_spdlog<basic_file_sink_mt, flushing::every_line>;
   mapout_plain = run_spdlog<mapout::spdlog_sink_mt, flushing::at_close>;
   mapout_flush_on = run_spdlog<mapout::spdlog_sink_mt, flushing::every_line>;
+  hand_written = run_spdlog<hand_written_sink, flushing::at_close>;
+  mapout_crash_safe = run_spdlog<crash_safe_sink, flushing::at_close>;
 #endif
   list.push_back(log_writer("spdlog", "spdlog", spdlog_call, plain));
   list.push_back(log_writer("spdlog-flush-on", "spdlog + flush_on", spdlog_call, flush_on));
   list.push_back(log_writer("mapout-spdlog", "mapout spdlog sink", spdlog_call, mapout_plain));
   list.push_back(log_writer("mapout-spdlog-flush-on", "mapout spdlog sink+flush", spdlog_call,
                             mapout_flush_on));
+  list.push_back(log_writer("mapout-spdlog-crash-safe", "mapout spdlog sink safe", spdlog_call,
+                            mapout_crash_safe));
+  list.push_back(
+      log_writer("spdlog-hand-written", "spdlog hand sink (limit)", spdlog_call, hand_written));
 }
 
 }  // namespace perf

@@ -40,7 +40,7 @@ namespace mapout {
 // the logger hands one from a message to its error handler. The destructor closes the file and
 // loses its error: flush first to see the last one.
 template <typename Mutex>
-class spdlog_sink final : public spdlog::sinks::base_sink<Mutex> {
+class spdlog_sink : public spdlog::sinks::base_sink<Mutex> {
  public:
   explicit spdlog_sink(const spdlog::filename_t& path, bool truncate = false,
                        const options& opts = {})
