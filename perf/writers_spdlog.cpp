@@ -123,7 +123,7 @@ constexpr const char* spdlog_call =
 void add_spdlog_writers(std::vector<writer>& list) {
   using run_fn = void (*)(const workload&, const std::string&);
   run_fn plain = nullptr, flush_on = nullptr, mapout_plain = nullptr, mapout_flush_on = nullptr,
-         hand_written = nullptr, mapout_crash_safe = nullptr;
+         hand_written = nullptr, mapout_crash_safe = nullptr, mapout_crash_safe_flush_on = nullptr;
 #ifdef PERF_HAVE_SPDLOG
   using spdlog::sinks::basic_file_sink_mt;
   plain = run_spdlog<basic_file_sink_mt, flushing::at_close>;
@@ -132,6 +132,7 @@ void add_spdlog_writers(std::vector<writer>& list) {
   mapout_flush_on = run_spdlog<mapout::spdlog_sink_mt, flushing::every_line>;
   hand_written = run_spdlog<hand_written_sink, flushing::at_close>;
   mapout_crash_safe = run_spdlog<crash_safe_sink, flushing::at_close>;
+  mapout_crash_safe_flush_on = run_spdlog<crash_safe_sink, flushing::every_line>;
 #endif
   list.push_back(log_writer("spdlog", "spdlog", spdlog_call, plain));
   list.push_back(log_writer("spdlog-flush-on", "spdlog + flush_on", spdlog_call, flush_on));
@@ -142,6 +143,8 @@ void add_spdlog_writers(std::vector<writer>& list) {
                             mapout_crash_safe));
   list.push_back(
       log_writer("spdlog-hand-written", "spdlog hand sink (limit)", spdlog_call, hand_written));
+  list.push_back(log_writer("mapout-spdlog-crash-safe-flush-on", "mapout spdlog safe+flush",
+                            spdlog_call, mapout_crash_safe_flush_on));
 }
 
 }  // namespace perf
