@@ -150,4 +150,8 @@ bool same_version(const struct stat& now, const struct stat& then) noexcept {
          same_time(a.modified, b.modified) && same_time(a.changed, b.changed);
 }
 
+bool owned_by_this_user(const struct stat& file) noexcept {
+  return file.st_uid == ::geteuid();
+}
+
 }  // namespace mapout::detail::platform
