@@ -225,6 +225,32 @@ TEST(LiveReader, ALiveWritersTailIsLeftAlone) {
   EXPECT_FALSE(fs::exists(tail_of(path)));
 }
 
+// A child forked with the stream open has a buffer of its own, as std::ofstream's: its stores
+// never land in the parent's.
+TEST(LiveReader, AForkedChildsStoresStayOutOfTheParentsTail) {
+  temp_dir dir;
+  const fs::path path = dir / "log";
+  mapout::ostream out(path, std::ios::app, publishing(std::chrono::hours(1)));
+  out << "parent 1" << std::endl << "parent 2" << std::endl;
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  const pid_t child = mapout::test::spawn([&] {
+    char byte;
+    if (::read(go[0], &byte, 1) != 1) return 1;
+    out << "child" << std::endl;
+    return 0;
+  });
+  out << "parent 3" << std::endl;
+  ASSERT_EQ(::write(go[1], "x", 1), 1);
+  EXPECT_EQ(mapout::test::wait_for(child), 0);
+  ::close(go[0]);
+  ::close(go[1]);
+  EXPECT_TRUE(fs::exists(tail_of(path)));
+  out.close();
+  EXPECT_TRUE(out);
+  EXPECT_EQ(read_file(path), "parent 1\nparent 2\nparent 3\n");
+}
+
 // ---- a writer that dies ----
 
 enum class death { kill, abort, segfault };

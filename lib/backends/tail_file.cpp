@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "mapping/mappable.hpp"
@@ -16,6 +17,10 @@ namespace mapout::detail {
 namespace {
 
 constexpr char tail_suffix[] = ".mapout-tail";
+
+// The tails mapped in this process, locked around a fork so that the child finds the list whole.
+std::mutex tails_lock;
+tail_file* tails = nullptr;
 
 bool same_inode(const struct stat& a, const struct stat& b) noexcept {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -86,6 +91,10 @@ std::unique_ptr<tail_file> tail_file::create(const char* path, int output, std::
   }
   tail->map_ = static_cast<char*>(map);
   tail->map_length_ = static_cast<std::size_t>(length);
+  if (!tail->enlist()) {
+    tail->unlink_name();
+    return nullptr;
+  }
   platform::populate_for_writing(map, tail->map_length_);
   tail->header_ = static_cast<tail_header*>(map);
   tail->buffer_ = tail->map_ + buffer_at;
@@ -103,7 +112,51 @@ std::unique_ptr<tail_file> tail_file::create(const char* path, int output, std::
 }
 
 tail_file::~tail_file() {
-  if (map_) sys().munmap(map_, map_length_);
+  unmap();
+}
+
+void tail_file::unmap() noexcept {
+  if (!map_) return;
+  delist();
+  sys().munmap(map_, map_length_);
+  map_ = nullptr;
+}
+
+bool tail_file::enlist() noexcept {
+  static const bool installed =
+      platform::at_fork([] { tails_lock.lock(); }, [] { tails_lock.unlock(); },
+                        [] {
+                          make_copies_private();
+                          tails_lock.unlock();
+                        });
+  if (!installed) return false;
+  const std::lock_guard<std::mutex> hold(tails_lock);
+  next_ = tails;
+  if (tails) tails->previous_ = this;
+  tails = this;
+  return true;
+}
+
+void tail_file::delist() noexcept {
+  const std::lock_guard<std::mutex> hold(tails_lock);
+  (previous_ ? previous_->next_ : tails) = next_;
+  if (next_) next_->previous_ = previous_;
+  previous_ = next_ = nullptr;
+}
+
+void tail_file::make_copies_private() noexcept {
+  for (tail_file* tail = tails; tail; tail = tail->next_) {
+    const std::size_t length = tail->map_length_;
+    void* copy =
+        sys().mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy == MAP_FAILED) continue;
+    std::memcpy(copy, tail->map_, length);
+    if (sys().mmap(tail->map_, length, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+      std::memcpy(tail->map_, copy, length);
+    }
+    sys().munmap(copy, length);
+  }
 }
 
 void tail_file::start_over(std::uint64_t offset, std::uint64_t size, std::size_t used) noexcept {
@@ -116,8 +169,7 @@ void tail_file::start_over(std::uint64_t offset, std::uint64_t size, std::size_t
 
 void tail_file::remove() noexcept {
   unlink_name();
-  if (map_) sys().munmap(map_, map_length_);
-  map_ = nullptr;
+  unmap();
   fd_.close();
 }
 

@@ -2,7 +2,9 @@
 // ".NAME.mapout-tail", whose mapping is the buffer, so that a process that dies loses none of the
 // bytes it flushed and did not publish. Its first page is the header, which the writer keeps up
 // to date with plain stores; the buffer follows. The writer holds a lock on it for its life, so
-// that a recovery (crash_recovery.hpp) tells a live writer from a dead one.
+// that a recovery (crash_recovery.hpp) tells a live writer from a dead one. A child forked while
+// it is open has a private copy of the buffer, as of any buffer: the two writers' stores never
+// meet in one.
 #pragma once
 
 #include <sys/stat.h>
@@ -88,6 +90,12 @@ class tail_file {
   tail_file(descriptor directory, std::string name, descriptor fd) noexcept;
   // Removes the name where it still names this file, and where this process made it.
   void unlink_name() noexcept;
+  void unmap() noexcept;
+  // The tails mapped in this process, for fork: false where the handlers cannot be installed.
+  bool enlist() noexcept;
+  void delist() noexcept;
+  // Run in a forked child: each mapping becomes memory of the child's own, with the same bytes.
+  static void make_copies_private() noexcept;
 
   descriptor directory_;
   std::string name_;
@@ -97,6 +105,8 @@ class tail_file {
   std::size_t map_length_ = 0;
   tail_header* header_ = nullptr;
   char* buffer_ = nullptr;
+  tail_file* previous_ = nullptr;  // the list of tails mapped in this process
+  tail_file* next_ = nullptr;
 };
 
 }  // namespace mapout::detail

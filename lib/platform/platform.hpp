@@ -140,6 +140,12 @@ bool cuts_under_mapped_views() noexcept;
 // it tells nothing.
 std::uint64_t free_address_space() noexcept;
 
+// ---- processes ----
+
+// Has `prepare` run before each fork(2), then `parent` and `child` after it, each in its process,
+// as pthread_atfork(3) does; nothing where the system has no fork. False where it is refused.
+bool at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept;
+
 // ---- time ----
 
 // A monotonic clock in nanoseconds, the cheapest the system has: its ticks may be milliseconds

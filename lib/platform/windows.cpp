@@ -305,6 +305,11 @@ std::uint64_t free_address_space() noexcept {
   return GlobalMemoryStatusEx(&status) ? status.ullAvailVirtual : ~std::uint64_t{0};
 }
 
+// No fork: a process starts afresh.
+bool at_fork(void (*)(), void (*)(), void (*)()) noexcept {
+  return true;
+}
+
 // The tick count of the system's timer: 10-16 ms apart.
 std::int64_t coarse_nanoseconds() noexcept {
   return static_cast<std::int64_t>(GetTickCount64()) * 1000000;
