@@ -108,22 +108,24 @@ writer_report write_log(const std::string& writer, const std::string& path, int 
           cpu_seconds() - cpu};
 }
 
-// Polls the size, reads up to it, and times each whole line it finds, until it has `lines` of
-// them or the writer is done (`done` readable) and the file grows no more. Sleeps 100 us after a
-// poll that found nothing.
+// Polls the size, reads up to it, and times each whole line it finds against the poll that found
+// it there, until it has `lines` of them or the writer is done (`done` readable) and the file grows
+// no more. Sleeps 100 us after a poll that found nothing.
 reader_report follow(const std::string& path, int lines, int done) {
   reader_report report;
   std::vector<std::int64_t> latency;
   latency.reserve(static_cast<std::size_t>(lines));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return report;
-  std::vector<char> chunk(std::size_t{1} << 20);
-  std::string partial;
+  constexpr std::size_t chunk = std::size_t{1} << 20;
+  std::vector<char> data(2 * chunk);
+  std::size_t carried = 0;  // the start of an unfinished line, at data's start
   std::uint64_t offset = 0;
   bool writer_done = false;
   while (static_cast<int>(latency.size()) < lines) {
     struct stat st;
     if (::fstat(fd, &st) != 0) break;
+    const std::int64_t seen = now_ns();
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size <= offset) {
       if (writer_done) break;
@@ -134,21 +136,21 @@ reader_report follow(const std::string& path, int lines, int done) {
       continue;
     }
     while (offset < size) {
-      const auto want =
-          static_cast<std::size_t>(std::min<std::uint64_t>(size - offset, chunk.size()));
-      const ssize_t got = ::pread(fd, chunk.data(), want, static_cast<off_t>(offset));
+      if (carried >= chunk) carried = 0;  // no line is that long: NUL bytes, counted below
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - offset, chunk));
+      const ssize_t got = ::pread(fd, data.data() + carried, want, static_cast<off_t>(offset));
       if (got <= 0) break;
-      const std::int64_t seen = now_ns();
       offset += static_cast<std::uint64_t>(got);
-      report.nuls += std::count(chunk.data(), chunk.data() + got, '\0');
-      partial.append(chunk.data(), static_cast<std::size_t>(got));
-      std::size_t begin = 0;
-      for (std::size_t end; (end = partial.find('\n', begin)) != std::string::npos;
-           begin = end + 1) {
-        const std::size_t at = partial.find(" at ", begin);
-        if (at < end) latency.push_back(seen - std::strtoll(partial.c_str() + at + 4, nullptr, 10));
+      char* const end = data.data() + carried + got;
+      report.nuls += std::count(data.data() + carried, end, '\0');
+      char* begin = data.data();
+      while (char* newline = static_cast<char*>(std::memchr(begin, '\n', end - begin))) {
+        const char* at = std::search(begin, newline, " at ", " at " + 4);
+        if (at != newline) latency.push_back(seen - std::strtoll(at + 4, nullptr, 10));
+        begin = newline + 1;
       }
-      partial.erase(0, begin);
+      carried = static_cast<std::size_t>(end - begin);
+      std::memmove(data.data(), begin, carried);
     }
   }
   ::close(fd);
@@ -188,12 +190,15 @@ void run(const std::string& writer, const std::string& path, int lines, int rate
   if (::read(reports[0], &read, sizeof read) != sizeof read) read = {};
   ::close(reports[0]);
   ::waitpid(reader, nullptr, 0);
-  std::printf(
-      "%-22s %6.2f M lines/s %6.3f s cpu (%5.0f ns/line)  reader: %7lld lines, p50 %7.3f "
-      "ms, p99 %7.3f ms, max %8.3f ms, %lld NULs\n",
-      writer.c_str(), lines / wrote.seconds * 1e-6, wrote.cpu, wrote.cpu / lines * 1e9,
-      static_cast<long long>(read.lines), read.p50_ms, read.p99_ms, read.max_ms,
-      static_cast<long long>(read.nuls));
+  std::printf("%-22s %6.2f M lines/s %6.3f s cpu (%5.0f ns/line)  reader: ", writer.c_str(),
+              lines / wrote.seconds * 1e-6, wrote.cpu, wrote.cpu / lines * 1e9);
+  if (read.nuls > 0) {
+    // The times it parsed out of zeros mean nothing.
+    std::printf("read %lld NUL bytes\n", static_cast<long long>(read.nuls));
+  } else {
+    std::printf("%7lld lines, p50 %7.3f ms, p99 %7.3f ms, max %8.3f ms\n",
+                static_cast<long long>(read.lines), read.p50_ms, read.p99_ms, read.max_ms);
+  }
   std::fflush(stdout);
   std::remove(path.c_str());
 }
