@@ -172,7 +172,10 @@ TEST(LiveReader, NeverSeesANulAGapOrALineOutOfOrderAndEndsWithEveryLine) {
 TEST(LiveReader, LinesWaitInTheTailUntilTheirPublish) {
   temp_dir dir;
   const fs::path path = dir / "log";
+  // The tail is 0600 whatever the umask takes, so that its user's recovery may open it.
+  const mode_t saved_umask = ::umask(0277);
   mapout::ostream out(path, std::ios::out, publishing(std::chrono::hours(1)));
+  ::umask(saved_umask);
   EXPECT_FALSE(out.rdbuf()->file().is_mapped());
   out << "first" << std::endl;  // the first flush publishes: no publish was ever made
   EXPECT_EQ(read_file(path), "first\n");

@@ -1,4 +1,5 @@
-// The tail file's making, by the writer, and its removal at a clean close.
+// The tail file's making by its writer, its removal at a clean close, and the copy a forked child
+// makes its own.
 #include "backends/tail_file.hpp"
 
 #include <fcntl.h>
@@ -70,6 +71,13 @@ std::unique_ptr<tail_file> tail_file::create(const char* path, int output, std::
   if (platform::lock_range(fd, platform::lock_kind::exclusive, writer_alive, false) != 0) {
     // A recovery that opened the name first removes the file, which holds no magic yet.
     if (errno != EAGAIN && errno != EACCES) tail->unlink_name();
+    return nullptr;
+  }
+  // Or removed it already: a tail without a name would keep nothing.
+  if (!tail->named()) return nullptr;
+  // Whatever the umask took: a recovery as this user opens it for reading and writing.
+  if (sys().fchmod(fd, 0600) != 0) {
+    tail->unlink_name();
     return nullptr;
   }
   const std::uint64_t buffer_at = page_size();
@@ -173,14 +181,15 @@ void tail_file::remove() noexcept {
   fd_.close();
 }
 
-void tail_file::unlink_name() noexcept {
-  if (::getpid() != creator_) return;
+bool tail_file::named() const noexcept {
   struct stat named;
   struct stat own;
-  if (sys().fstatat(directory_.get(), name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
-      sys().fstat(fd_.get(), &own) == 0 && same_inode(named, own)) {
-    sys().unlinkat(directory_.get(), name_.c_str(), 0);
-  }
+  return sys().fstatat(directory_.get(), name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+         sys().fstat(fd_.get(), &own) == 0 && same_inode(named, own);
+}
+
+void tail_file::unlink_name() noexcept {
+  if (::getpid() == creator_ && named()) sys().unlinkat(directory_.get(), name_.c_str(), 0);
 }
 
 }  // namespace mapout::detail

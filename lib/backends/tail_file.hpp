@@ -59,11 +59,12 @@ bool tail_location(const char* path, std::string& directory, std::string& name);
 
 class tail_file {
  public:
-  // Makes the tail of the output `path`, open as `output`, for a buffer of `capacity` bytes whose
-  // first byte goes to `offset` of an output of `size` bytes: created beside `path`, never
-  // through a link, mode 0600, locked, its blocks reserved, mapped and populated. Null where it
-  // cannot be made (the name is taken, the directory refuses, the system has no locks or the file
-  // system no mapping): the writer then publishes at every flush.
+  // Makes the tail of the output `path`, open as `output`, for a buffer of `capacity` bytes with
+  // tail_header's `flags`, whose first byte goes to `offset` of an output of `size` bytes (or to
+  // its end, where it appends): created beside `path`, never through a link, mode 0600, locked,
+  // its blocks reserved, mapped and populated. Null where it cannot be made (the name is taken,
+  // the directory refuses, the system has no locks or the file system no mapping): the writer
+  // then publishes at every flush.
   static std::unique_ptr<tail_file> create(const char* path, int output, std::size_t capacity,
                                            std::uint32_t flags, std::uint64_t offset,
                                            std::uint64_t size) noexcept;
@@ -83,11 +84,14 @@ class tail_file {
   // The buffer starts over, empty, its first byte going to `offset` of an output of `size` bytes.
   // With whole_buffer its first `used` bytes are zeroed: the output has them.
   void start_over(std::uint64_t offset, std::uint64_t size, std::size_t used) noexcept;
-  // At a close that left every byte in the output: the name goes, then the lock with the file.
+  // At close, the bytes written out or their loss reported: the name goes, then the lock with the
+  // file.
   void remove() noexcept;
 
  private:
   tail_file(descriptor directory, std::string name, descriptor fd) noexcept;
+  // Whether the tail's name still names this file.
+  bool named() const noexcept;
   // Removes the name where it still names this file, and where this process made it.
   void unlink_name() noexcept;
   void unmap() noexcept;
