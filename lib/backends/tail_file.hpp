@@ -7,7 +7,7 @@
 // meet in one.
 #pragma once
 
-#include <sys/stat.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
