@@ -145,7 +145,8 @@ reader_report follow(const std::string& path, int lines, int done) {
       report.nuls += std::count(data.data() + carried, end, '\0');
       char* begin = data.data();
       while (char* newline = static_cast<char*>(std::memchr(begin, '\n', end - begin))) {
-        const char* at = std::search(begin, newline, " at ", " at " + 4);
+        static constexpr char marker[] = " at ";
+        const char* at = std::search(begin, newline, marker, marker + 4);
         if (at != newline) latency.push_back(seen - std::strtoll(at + 4, nullptr, 10));
         begin = newline + 1;
       }
