@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -400,6 +401,57 @@ TEST(LiveReaderDeath, ATailOfAWriterInPlaceGoesToItsOffset) {
     EXPECT_EQ(mapout::recover(path), std::error_code());
     EXPECT_EQ(read_file(path),
               at == 5 ? std::string("ab234XqZ89") : "ab23456789" + std::string(10, '\0') + "XqZ");
+    EXPECT_FALSE(fs::exists(tail_of(path)));
+  }
+}
+
+// A recovery that runs out of room part way leaves the tail, marked as written in part: the next
+// one finishes it, and writes no byte twice.
+std::size_t bytes_until_full = 0;
+
+ssize_t write_until_full(int fd, const void* data, std::size_t size) {
+  if (bytes_until_full == 0) {
+    errno = ENOSPC;
+    return -1;
+  }
+  const std::size_t part = std::min(size, bytes_until_full);
+  bytes_until_full -= part;
+  return mapout::detail::real_system_calls().write(fd, data, part);
+}
+
+ssize_t pwrite_until_full(int fd, const void* data, std::size_t size, off_t offset) {
+  if (bytes_until_full == 0) {
+    errno = ENOSPC;
+    return -1;
+  }
+  const std::size_t part = std::min(size, bytes_until_full);
+  bytes_until_full -= part;
+  return mapout::detail::real_system_calls().pwrite(fd, data, part, offset);
+}
+
+TEST(LiveReaderDeath, ARecoveryCutShortByAFullDiskIsFinishedByTheNext) {
+  for (std::ios_base::openmode mode : {std::ios::out, std::ios::app}) {
+    SCOPED_TRACE(mode == std::ios::app ? "app" : "out");
+    temp_dir dir;
+    const fs::path path = dir / "log";
+    dying_writer w;
+    w.mode = mode;
+    w.opts = publishing(std::chrono::hours(1));
+    w.flushed = 5;
+    ASSERT_TRUE(run_to_death(path, w));
+    ASSERT_EQ(read_file(path), line(0));
+    {
+      const mapout::test::system_call_override<&mapout::detail::system_calls::write> write(
+          write_until_full);
+      const mapout::test::system_call_override<&mapout::detail::system_calls::pwrite> pwrite(
+          pwrite_until_full);
+      bytes_until_full = 8 + 40;  // the tail's mark, then a part of the lines
+      EXPECT_EQ(mapout::recover(path), std::error_code(ENOSPC, std::system_category()));
+    }
+    EXPECT_EQ(read_file(path), lines(0, 5).substr(0, line(0).size() + 40));
+    EXPECT_TRUE(fs::exists(tail_of(path)));
+    EXPECT_EQ(mapout::recover(path), std::error_code());
+    EXPECT_EQ(read_file(path), lines(0, 5));
     EXPECT_FALSE(fs::exists(tail_of(path)));
   }
 }

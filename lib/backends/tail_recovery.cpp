@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -116,6 +117,17 @@ error_cause write_back(int tail, const tail_header& header, int fd,
   if (sys().fstat(writable.get(), &now) != 0) return errno_failure("fstat");
   if (!same_inode(now, output)) return stale;
   const auto size = static_cast<std::uint64_t>(now.st_size);
+  const bool as_left = size == header.size || (header.writing && size > header.size &&
+                                               size <= std::max(header.size, header.offset + end));
+  if (!appends && !as_left) return stale;
+  // A recovery that fails part way, on a full disk, leaves the tail as a writer that died while
+  // writing it out: the next one finds the part written.
+  static constexpr std::uint64_t under_way = 1;
+  if (!header.writing &&
+      write_all(tail, reinterpret_cast<const char*>(&under_way), sizeof under_way,
+                static_cast<off_t>(offsetof(tail_header, writing))) != sizeof under_way) {
+    return errno_failure("write tail");
+  }
   if (appends) {
     // A write under way when the writer died may have landed, or a part of it, where the writer
     // was alone: those bytes are not written twice.
@@ -125,10 +137,6 @@ error_cause write_back(int tail, const tail_header& header, int fd,
             : 0;
     return copy_out(tail, header, landed, end, writable.get(), true, 0, scratch.get());
   }
-  // The size the writer left, or past it by a part of the write under way.
-  const bool as_left = size == header.size || (header.writing && size > header.size &&
-                                               size <= std::max(header.size, header.offset + end));
-  if (!as_left) return stale;
   return copy_out(tail, header, 0, end, writable.get(), false, header.offset, scratch.get());
 }
 
