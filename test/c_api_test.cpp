@@ -150,6 +150,33 @@ TEST(CApi, FlushPublishesShowsEachFlushedLineToAReader) {
   }
 }
 
+// publish_every_ms spaces the publishes of mapout_flush: the lines in between wait in the tail
+// file, until mapout_publish or mapout_close. A negative one is EINVAL.
+TEST(CApi, PublishEveryMsSpacesThePublishesOfFlush) {
+  temp_dir dir;
+  const std::string path = (dir / "log").string();
+  mapout_options opts;
+  mapout_options_init(&opts);
+  EXPECT_EQ(opts.publish_every_ms, 0);
+  opts.flush_publishes = 1;
+  opts.publish_every_ms = -1;
+  errno = 0;
+  EXPECT_EQ(mapout_open(path.c_str(), "a", &opts), nullptr);
+  EXPECT_EQ(errno, EINVAL);
+  opts.publish_every_ms = 3600000;
+  mapout_file* out = mapout_open(path.c_str(), "a", &opts);
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(mapout_puts("first\n", out), 0);
+  ASSERT_EQ(mapout_flush(out), 0);
+  EXPECT_TRUE(read_file(dir / "log") == "first\n");
+  ASSERT_EQ(mapout_puts("second\n", out), 0);
+  ASSERT_EQ(mapout_flush(out), 0);
+  EXPECT_TRUE(read_file(dir / "log") == "first\n");
+  ASSERT_EQ(mapout_publish(out), 0);
+  EXPECT_TRUE(read_file(dir / "log") == "first\nsecond\n");
+  ASSERT_EQ(mapout_close(out), 0);
+}
+
 TEST(CApi, OpenRefusesModesThatAreNotWritingWithEinval) {
   temp_dir dir;
   const std::string path = (dir / "out").string();

@@ -58,6 +58,11 @@ typedef struct mapout_options {
   /* nonzero: mapout::options' crash_safe: every byte a returned call stored is in the file, so a
    * process that dies loses none of it (docs/logs.md) */
   int crash_safe;
+  /* mapout::options' publish_every, in milliseconds: with flush_publishes, mapout_flush() publishes
+   * only once this long has passed since the last publish, the lines flushed in between kept in a
+   * tail file beside the output that a death does not lose (docs/live-readers.md); 0: every flush
+   * publishes. Negative: EINVAL. */
+  long publish_every_ms;
 } mapout_options;
 
 /* An open file, made by mapout_open() or mapout_fdopen(). `put` is the cursor and `end` the end of
@@ -173,8 +178,9 @@ MAPOUT_API int mapout_close(mapout_file* file);
 /* With the atomic or write_if_changed option: throws the bytes away, leaves the file as it was,
  * and frees; otherwise mapout_close(). 0, or -1 with errno set. */
 MAPOUT_API int mapout_discard(mapout_file* file);
-/* mapout::recover(): cuts the zeros a mapped writer that died left past its bytes (docs/logs.md).
- * 0, or -1 with errno set. */
+/* mapout::recover(): cuts the zeros a mapped writer that died left past its bytes, and writes in
+ * the lines a writer with publish_every_ms left in its tail file (docs/logs.md). 0, or -1 with
+ * errno set. */
 MAPOUT_API int mapout_recover(const char* path);
 /* "mapout: <operation> '<path>': <reason>" for the first failure, or "" when there is none. Valid
  * until mapout_close(). */

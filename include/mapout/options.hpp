@@ -1,6 +1,7 @@
 // mapout::options: how an output file is written, fixed when it is opened.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 
 namespace mapout {
@@ -54,17 +55,30 @@ struct options {
   // becomes EIO or ENOSPC at the next call instead of a fatal SIGBUS (docs/faults.md).
   bool guard_faults = true;
 
-  // Every flush does what publish() does, so that a reader (tail -f) sees the bytes and the size;
-  // automatic then keeps the buffer (docs/semantics.md). With other mapped writers of the file,
-  // the size after it is the end of what they wrote, or of an extension one has not published.
+  // For a log that another process follows (tail -F, docs/live-readers.md): every flush publishes,
+  // as publish() does, so that a reader sees the bytes and the exact size, never a byte past
+  // them. On a regular file opened by path the buffer writes it, whatever the strategy, unless
+  // crash_safe finds no tail (below): then the mapping cuts and re-extends the file at each flush.
+  // With other mapped writers of the file, the size after it is the end of what they wrote, or
+  // of an extension one has not published.
   bool flush_publishes = false;
+
+  // With flush_publishes: a flush publishes only once this long has passed since the last
+  // publish, and the lines flushed in between wait in a tail file beside the output
+  // (".NAME.mapout-tail"), mapped, so that a process that dies loses none of them: the next
+  // open of the file, or mapout::recover(), writes them in. A line waits until the first flush
+  // this long after the last publish, or publish() or close(). 0: every flush publishes. Where no
+  // tail can be made, every flush publishes.
+  std::chrono::milliseconds publish_every{0};
 
   // For logs (docs/logs.md): every byte a returned call stored is in the file the moment the call
   // returns, so a process that dies (SIGKILL, abort, a segfault) loses none of it, flushed or not.
   // The file is mapped from the open, in every mode, app included (as its one writer); a target
   // that cannot be mapped fails with ENODEV, and the buffered strategy with EINVAL. What the
   // mapping reserved past the bytes stays in the file until it is reopened or mapout::recover()
-  // runs. Power loss and a kernel crash are what `durable` and persist() are for.
+  // runs. With flush_publishes the stored bytes wait in the tail file instead, which the next
+  // open or mapout::recover() writes in. Power loss and a kernel crash are what `durable` and
+  // persist() are for.
   bool crash_safe = false;
 
   // For code generators and build tools (docs/generators.md); each needs a mode that truncates.

@@ -184,10 +184,13 @@ inline void swap(output_file& a, output_file& b) noexcept {
   a.swap(b);
 }
 
-// For a tool that reads a log whose mapped writer died (docs/logs.md): cuts the zeros of the
-// reserve the writer had extended the file by, keeping every byte up to its last non-zero byte and
-// up to its last flush. Opening the file for writing again does the same. A file that no mapped
-// writer left that way, or one that a writer holds now, stays as it is.
+// For a tool that reads a log whose writer died (docs/logs.md): cuts the zeros of the reserve a
+// mapped writer had extended the file by, keeping every byte up to its last non-zero byte and up
+// to its last flush, and writes in the lines a writer with options.publish_every had flushed and
+// not yet published, from its tail file, which goes (docs/live-readers.md). Opening the file for
+// writing again does the same. A file that no writer left that way, or one that a writer holds
+// now, stays as it is. ENOTRECOVERABLE where a tail does not fit the file any more (another file
+// has its name, or another writer changed its size): the tail stays beside it.
 MAPOUT_API std::error_code recover(const std::filesystem::path& path) noexcept;
 
 }  // namespace mapout

@@ -82,6 +82,9 @@ class backend {
   // May hand the file over: the buffer's bytes go to a mapping, where a death loses none.
   virtual step flush(char* put) noexcept = 0;
   virtual error_cause publish(char* put) noexcept = 0;
+  // A flush under options.flush_publishes: publish(), where a backend spaces its publishes no
+  // further (buffered_backend's tail).
+  virtual error_cause publish_at_flush(char* put) noexcept { return publish(put); }
   virtual error_cause persist(char* put) noexcept {
     if (error_cause why = publish(put)) return why;
     return retry_on_eintr(sys().fsync, fd()) == 0 ? error_cause{} : file_.fail("fsync");

@@ -2,10 +2,13 @@
 // mapped (pipes, FIFOs, character devices, sockets, network and FUSE file systems, O_APPEND).
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 
 #include "backends/backend.hpp"
 #include "backends/strategy.hpp"
+#include "backends/tail_file.hpp"
 
 namespace mapout::detail {
 
@@ -16,6 +19,8 @@ namespace mapout::detail {
 // write(2), any other with pwrite(2). Elsewhere (pipes, devices, append mode) writes go through the
 // descriptor's own offset, as with std::filebuf: a seek is an lseek(2) after the buffer is out.
 // What it sees is told to the strategy's handover, which says when a mapping takes over.
+// With a tail (tail_file.hpp) the buffer is the tail's mapping: a flush under flush_publishes
+// commits its bytes there, and writes them out only every `publish_every`.
 class buffered_backend final : public backend {
  public:
   // What flush() does with the bytes buffered.
@@ -29,11 +34,13 @@ class buffered_backend final : public backend {
     keep,
   };
   // `positioned`: the file keeps its positions (a regular file not opened for appending) and is
-  // `size` bytes long, with the descriptor at `position`. Fails only when the buffer cannot be
-  // allocated.
+  // `size` bytes long, with the descriptor at `position`. The buffer is `tail`'s where there is
+  // one, which a flush under flush_publishes writes out once `publish_every` nanoseconds have
+  // passed since the last. Fails only when the buffer cannot be allocated.
   static error_cause create(open_file& file, std::size_t capacity, at_flush flushing,
                             bool positioned, std::uint64_t size, std::uint64_t position,
-                            handover when, std::unique_ptr<backend>& out) noexcept;
+                            handover when, std::unique_ptr<tail_file> tail,
+                            std::int64_t publish_every, std::unique_ptr<backend>& out) noexcept;
 
   // On a positioned file, the buffer's filled stretch: patching a length behind a record and
   // going back to the end become moves of the cursor (docs/decisions.md, "The buffer follows
@@ -49,11 +56,11 @@ class buffered_backend final : public backend {
             std::int64_t& position) noexcept override;
   step flush(char* put) noexcept override;
   error_cause publish(char* put) noexcept override;
+  error_cause publish_at_flush(char* put) noexcept override;
   error_cause finish(char* put) noexcept override;
 
  private:
-  buffered_backend(open_file& file, std::unique_ptr<char[]> buffer, std::size_t capacity,
-                   at_flush flushing) noexcept;
+  buffered_backend(open_file& file, char* buffer, std::size_t capacity, at_flush flushing) noexcept;
   // The bytes of the buffer that hold output: up to the cursor, or further after a seek back.
   std::size_t filled(const char* put) const noexcept;
   // Ends a call with the window at `put`, and filled_ covering it.
@@ -63,6 +70,10 @@ class buffered_backend final : public backend {
   [[gnu::always_inline]] inline error_cause write_out(char* put) noexcept;
   // Declines the call at `put` when the mapping takes over now that the buffer is used up.
   bool hands_over_when_full(char* put) noexcept;
+  // The tail's buffer starts over at base_, empty; its first `used` bytes went out.
+  void start_tail_over(std::size_t used) noexcept {
+    if (tail_) tail_->start_over(base_, size_, used);
+  }
   void assert_invariant() const noexcept;
   // Writes `size` bytes at base_ (at the descriptor's offset unless positioned_), across short
   // writes, and moves base_ past them.
@@ -75,8 +86,15 @@ class buffered_backend final : public backend {
   //   call leaves, so that seekable() holds every byte written before it;
   // - while positioned_, base_ + the bytes filled is at most size_ only after a seek back, and
   //   descriptor_offset_ is where the last write(2) ended.
-  std::unique_ptr<char[]> buffer_;
+  // The buffer: memory of its own, or the tail's mapping.
+  std::unique_ptr<char[]> own_buffer_;
+  std::unique_ptr<tail_file> tail_;
+  char* buffer_;
   std::size_t capacity_;
+  // With a tail: the least time between publishes at a flush, and the last one's, in the coarse
+  // clock's nanoseconds (platform::coarse_nanoseconds).
+  std::int64_t publish_every_ = 0;
+  std::int64_t last_publish_ = std::numeric_limits<std::int64_t>::min() / 2;
   at_flush flushing_;
   bool flushed_ = false;  // write_then_map: the first flush wrote
   bool positioned_ = false;

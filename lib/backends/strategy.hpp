@@ -41,6 +41,9 @@ struct opening {
   bool flush_writes = false;
   // A temporary that replaces the target at close: a flush keeps the bytes in the buffer.
   bool replaces = false;
+  // The name the file was opened by, beside which its tail goes (tail_file.hpp); null for a
+  // descriptor taken over.
+  const char* path = nullptr;
 };
 
 // Both opens end here, with file.fd open: the backend the strategy picks for the target.

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <new>
 #include <string>
@@ -78,6 +79,7 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   if (from.extension < MAPOUT_EXTEND_AHEAD || from.extension > MAPOUT_EXTEND_ON_SIGBUS) {
     return false;
   }
+  if (from.publish_every_ms < 0) return false;
   to.mapping_size = from.mapping_size;
   to.buffer_size = from.buffer_size;
   to.strategy = static_cast<mapout::strategy>(from.strategy);
@@ -88,6 +90,7 @@ bool to_options(const mapout_options& from, mapout::options& to) noexcept {
   to.durable = from.durable != 0;
   to.flush_publishes = from.flush_publishes != 0;
   to.crash_safe = from.crash_safe != 0;
+  to.publish_every = std::chrono::milliseconds(from.publish_every_ms);
   return true;
 }
 
@@ -215,6 +218,7 @@ void mapout_options_init(mapout_options* options) {
   options->durable = defaults.durable ? 1 : 0;
   options->flush_publishes = defaults.flush_publishes ? 1 : 0;
   options->crash_safe = defaults.crash_safe ? 1 : 0;
+  options->publish_every_ms = static_cast<long>(defaults.publish_every.count());
 }
 
 mapout_file* mapout_open(const char* path, const char* mode, const mapout_options* options) {

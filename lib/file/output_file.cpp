@@ -181,7 +181,7 @@ std::error_code output_file::flush(window& view, seek_range& range) noexcept {
   if (std::error_code ec = unavailable("flush")) return ec;
   state& s = *state_;
   if (s.opts.flush_publishes)
-    return code_of(s.hand_back_after(view, range, &detail::backend::publish));
+    return code_of(s.hand_back_after(view, range, &detail::backend::publish_at_flush));
   s.note_stores(view);
   return code_of(s.run(view, range, &detail::backend::flush));
 }

@@ -80,9 +80,15 @@ error_cause output_file::state::open(const char* path, std::ios_base::openmode m
     return why;
   } else if (error_cause why = detail::recover_after_crash(file.fd.get())) {
     return why;
+  } else if (error_cause why =
+                 detail::recover_tail(path, file.fd.get(), (flags.creation & O_TRUNC) == 0)) {
+    // A tail that no longer fits the file stays for mapout::recover() to report; this writer
+    // publishes at every flush meanwhile.
+    if (why.error != ENOTRECOVERABLE) return why;
   }
   return detail::open_backend(
-      file, {want_map && readable, flags.append, flags.at_end, 0, false, replace}, opts, backend);
+      file, {want_map && readable, flags.append, flags.at_end, 0, false, replace, path}, opts,
+      backend);
 }
 
 error_cause output_file::state::take_descriptor(int fd, const options& opts) noexcept {

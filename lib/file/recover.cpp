@@ -1,4 +1,5 @@
-// mapout::recover: a dead writer's reserve cut, for a tool that only reads the file.
+// mapout::recover: a dead writer's reserve cut and its tail written in, for a tool that only
+// reads the file.
 #include <fcntl.h>
 
 #include <string>
@@ -20,7 +21,10 @@ std::error_code recover(const std::filesystem::path& path) noexcept {
   const detail::descriptor fd(
       detail::retry_on_eintr(detail::sys().open, name.c_str(), O_RDWR | O_CLOEXEC, mode_t{0}));
   if (!fd) return detail::code_of(detail::errno_failure("open"));
-  return detail::code_of(detail::recover_after_crash(fd.get()));
+  if (const detail::error_cause why = detail::recover_after_crash(fd.get())) {
+    return detail::code_of(why);
+  }
+  return detail::code_of(detail::recover_tail(name.c_str(), fd.get(), true));
 }
 
 }  // namespace mapout

@@ -30,6 +30,9 @@ class part_backend final : public backend {
             std::int64_t& position) noexcept override;
   step flush(char* put) noexcept override;
   error_cause publish(char* put) noexcept override { return after(inner_->publish(put)); }
+  error_cause publish_at_flush(char* put) noexcept override {
+    return after(inner_->publish_at_flush(put));
+  }
   error_cause persist(char* put) noexcept override { return after(inner_->persist(put)); }
   error_cause finish(char* put) noexcept override;
 

@@ -1,6 +1,6 @@
 // Linux's answers: fallocate, O_TMPFILE and linkat, O_PATH, statfs's magic numbers,
 // MADV_POPULATE_WRITE, memory grown by mremap, open file description locks, user
-// extended attributes, and /proc for what the kernel tells there.
+// extended attributes, the coarse clock, and /proc for what the kernel tells there.
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -178,6 +179,13 @@ std::uint64_t free_address_space() noexcept {
   }
   const std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   return used >= limit ? 0 : limit - used;
+}
+
+// Read from the vDSO without the time counter: a quarter of steady_clock's cost, ticks of 1-4 ms.
+std::int64_t coarse_nanoseconds() noexcept {
+  struct timespec now;
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
 }
 
 int lock_range(int fd, lock_kind kind, locked_range range, bool wait) noexcept {

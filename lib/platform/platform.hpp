@@ -140,6 +140,18 @@ bool cuts_under_mapped_views() noexcept;
 // it tells nothing.
 std::uint64_t free_address_space() noexcept;
 
+// ---- processes ----
+
+// Has `prepare` run before each fork(2), then `parent` and `child` after it, each in its process,
+// as pthread_atfork(3) does; nothing where the system has no fork. False where it is refused.
+bool at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept;
+
+// ---- time ----
+
+// A monotonic clock in nanoseconds, the cheapest the system has: its ticks may be milliseconds
+// apart (CLOCK_MONOTONIC_COARSE on Linux), enough to space a log's publishes.
+std::int64_t coarse_nanoseconds() noexcept;
+
 // ---- faults on mapped files ----
 
 // Serves a fault at `address` in a mapping of a file (a page past the file's end, or one that
@@ -200,5 +212,8 @@ bool may_replace(const struct stat& file, const struct stat& directory) noexcept
 
 // The bits a new file opened with 0666 gets, without changing the umask for other threads.
 mode_t new_file_mode() noexcept;
+
+// Whether `file` is this process's user's own (its effective user's), whose contents it may trust.
+bool owned_by_this_user(const struct stat& file) noexcept;
 
 }  // namespace mapout::detail::platform

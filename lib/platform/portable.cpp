@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,6 +129,12 @@ std::uint64_t free_address_space() noexcept {
     return static_cast<std::uint64_t>(address_space.rlim_cur);
   }
   return std::numeric_limits<std::uint64_t>::max();
+}
+
+std::int64_t coarse_nanoseconds() noexcept {
+  struct timespec now;
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
 }
 
 // POSIX record locks belong to the process: two writers of one process would not see each other,

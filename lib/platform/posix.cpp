@@ -1,6 +1,7 @@
 // What POSIX.1-2008 defines, for every system that follows it: the portable entries of the
 // system-call table and the answers that need nothing more.
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -148,6 +149,14 @@ bool same_version(const struct stat& now, const struct stat& then) noexcept {
   const file_times b = times_of(then, 0);
   return now.st_dev == then.st_dev && now.st_ino == then.st_ino && now.st_size == then.st_size &&
          same_time(a.modified, b.modified) && same_time(a.changed, b.changed);
+}
+
+bool at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept {
+  return ::pthread_atfork(prepare, parent, child) == 0;
+}
+
+bool owned_by_this_user(const struct stat& file) noexcept {
+  return file.st_uid == ::geteuid();
 }
 
 }  // namespace mapout::detail::platform

@@ -305,6 +305,16 @@ std::uint64_t free_address_space() noexcept {
   return GlobalMemoryStatusEx(&status) ? status.ullAvailVirtual : ~std::uint64_t{0};
 }
 
+// No fork: a process starts afresh.
+bool at_fork(void (*)(), void (*)(), void (*)()) noexcept {
+  return true;
+}
+
+// The tick count of the system's timer: 10-16 ms apart.
+std::int64_t coarse_nanoseconds() noexcept {
+  return static_cast<std::int64_t>(GetTickCount64()) * 1000000;
+}
+
 error_cause catch_mapping_faults(fault_server serve) noexcept {
   static const bool installed = [serve] {
     server = serve;
@@ -360,6 +370,11 @@ bool may_replace(const struct stat&, const struct stat&) noexcept {
 
 mode_t new_file_mode() noexcept {
   return 0666;
+}
+
+// The C runtime's struct stat names no owner.
+bool owned_by_this_user(const struct stat&) noexcept {
+  return true;
 }
 
 }  // namespace mapout::detail::platform
