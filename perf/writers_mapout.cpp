@@ -1,6 +1,7 @@
 // mapout's writers: mapout::ostream through its own type (automatic, mapped and buffered
 // strategies, and each extension mode), through std::ostream&, and the raw streambuf; and the
-// log's rows: std::endl per line, crash_safe, and crash_safe with flush_publishes.
+// log's rows: std::endl per line, crash_safe, and crash_safe with flush_publishes (every flush, or
+// at most every 10 ms).
 #include <mapout/ostream.hpp>
 #include <mapout/streambuf.hpp>
 
@@ -66,6 +67,14 @@ mapout::options crash_safe_publishing() {
   return opts;
 }
 using mapout_publishing_opener = options_opener<crash_safe_publishing>;
+
+// The same, publishing at most every 10 ms: the flushes between are stores into the tail file.
+mapout::options crash_safe_publishing_every_10ms() {
+  mapout::options opts = crash_safe_publishing();
+  opts.publish_every = std::chrono::milliseconds(10);
+  return opts;
+}
+using mapout_publishing_10ms_opener = options_opener<crash_safe_publishing_every_10ms>;
 
 class streambuf_sink {
  public:
@@ -188,6 +197,9 @@ void add_mapout_writers(std::vector<writer>& list) {
   list.push_back(log_writer("mapout-crash-safe-publishes", "mapout crash_safe+publish",
                             "<< std::endl",
                             run_sink<ostream_sink<mapout_publishing_opener, line_end::endl>>));
+  list.push_back(log_writer("mapout-crash-safe-publish-10ms", "mapout crash_safe+pub 10ms",
+                            "<< std::endl",
+                            run_sink<ostream_sink<mapout_publishing_10ms_opener, line_end::endl>>));
 }
 
 }  // namespace perf
