@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <spdlog/sinks/basic_file_sink.h>
+#include <chrono>
 #include <cstring>
 #include <mapout/spdlog.hpp>
 #include <mutex>
@@ -109,6 +110,22 @@ class crash_safe_sink final : public mapout::spdlog_sink<std::mutex> {
   }
 };
 
+// mapout's sink publishing at most every 10 ms: a flush between is a store into the tail file, and
+// the log still grows by write(2) through O_APPEND, for tail -f and copytruncate.
+class publishing_sink final : public mapout::spdlog_sink<std::mutex> {
+ public:
+  publishing_sink(const std::string& path, bool truncate)
+      : mapout::spdlog_sink<std::mutex>(path, truncate, every_10ms()) {}
+
+ private:
+  static mapout::options every_10ms() {
+    mapout::options opts;
+    opts.flush_publishes = true;
+    opts.publish_every = std::chrono::milliseconds(10);
+    return opts;
+  }
+};
+
 template <class FileSink, flushing Flush>
 constexpr auto run_spdlog = run_sink<formatting_only<spdlog_sink<FileSink, Flush>>>;
 
@@ -123,7 +140,8 @@ constexpr const char* spdlog_call =
 void add_spdlog_writers(std::vector<writer>& list) {
   using run_fn = void (*)(const workload&, const std::string&);
   run_fn plain = nullptr, flush_on = nullptr, mapout_plain = nullptr, mapout_flush_on = nullptr,
-         hand_written = nullptr, mapout_crash_safe = nullptr, mapout_crash_safe_flush_on = nullptr;
+         hand_written = nullptr, mapout_crash_safe = nullptr, mapout_crash_safe_flush_on = nullptr,
+         mapout_publishing_flush_on = nullptr;
 #ifdef PERF_HAVE_SPDLOG
   using spdlog::sinks::basic_file_sink_mt;
   plain = run_spdlog<basic_file_sink_mt, flushing::at_close>;
@@ -133,6 +151,7 @@ void add_spdlog_writers(std::vector<writer>& list) {
   hand_written = run_spdlog<hand_written_sink, flushing::at_close>;
   mapout_crash_safe = run_spdlog<crash_safe_sink, flushing::at_close>;
   mapout_crash_safe_flush_on = run_spdlog<crash_safe_sink, flushing::every_line>;
+  mapout_publishing_flush_on = run_spdlog<publishing_sink, flushing::every_line>;
 #endif
   list.push_back(log_writer("spdlog", "spdlog", spdlog_call, plain));
   list.push_back(log_writer("spdlog-flush-on", "spdlog + flush_on", spdlog_call, flush_on));
@@ -145,6 +164,8 @@ void add_spdlog_writers(std::vector<writer>& list) {
       log_writer("spdlog-hand-written", "spdlog hand sink (limit)", spdlog_call, hand_written));
   list.push_back(log_writer("mapout-spdlog-crash-safe-flush-on", "mapout spdlog safe+flush",
                             spdlog_call, mapout_crash_safe_flush_on));
+  list.push_back(log_writer("mapout-spdlog-publish-10ms-flush-on", "mapout spdlog 10ms+flush",
+                            spdlog_call, mapout_publishing_flush_on));
 }
 
 }  // namespace perf
