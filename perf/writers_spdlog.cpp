@@ -97,34 +97,30 @@ class hand_written_sink final : public spdlog::sinks::base_sink<std::mutex> {
 };
 
 // mapout's sink with crash_safe: every line in the file as it is stored, no flush needed.
-class crash_safe_sink final : public mapout::spdlog_sink<std::mutex> {
+mapout::options crash_safe() {
+  mapout::options opts;
+  opts.crash_safe = true;
+  return opts;
+}
+
+// Publishing at most every 10 ms: a flush between is a store into the tail file, and the log
+// still grows by write(2) through O_APPEND, for tail -f and copytruncate.
+mapout::options publishing_every_10ms() {
+  mapout::options opts;
+  opts.flush_publishes = true;
+  opts.publish_every = std::chrono::milliseconds(10);
+  return opts;
+}
+
+// mapout's sink opened with the options `Options` makes.
+template <mapout::options (*Options)()>
+class options_sink final : public mapout::spdlog_sink<std::mutex> {
  public:
-  crash_safe_sink(const std::string& path, bool truncate)
-      : mapout::spdlog_sink<std::mutex>(path, truncate, crash_safe()) {}
-
- private:
-  static mapout::options crash_safe() {
-    mapout::options opts;
-    opts.crash_safe = true;
-    return opts;
-  }
+  options_sink(const std::string& path, bool truncate)
+      : mapout::spdlog_sink<std::mutex>(path, truncate, Options()) {}
 };
-
-// mapout's sink publishing at most every 10 ms: a flush between is a store into the tail file, and
-// the log still grows by write(2) through O_APPEND, for tail -f and copytruncate.
-class publishing_sink final : public mapout::spdlog_sink<std::mutex> {
- public:
-  publishing_sink(const std::string& path, bool truncate)
-      : mapout::spdlog_sink<std::mutex>(path, truncate, every_10ms()) {}
-
- private:
-  static mapout::options every_10ms() {
-    mapout::options opts;
-    opts.flush_publishes = true;
-    opts.publish_every = std::chrono::milliseconds(10);
-    return opts;
-  }
-};
+using crash_safe_sink = options_sink<crash_safe>;
+using publishing_sink = options_sink<publishing_every_10ms>;
 
 template <class FileSink, flushing Flush>
 constexpr auto run_spdlog = run_sink<formatting_only<spdlog_sink<FileSink, Flush>>>;
