@@ -45,6 +45,12 @@ constexpr death deaths[] = {death::kill, death::abort, death::segfault};
   ::_exit(99);
 }
 
+// 0 by default, so that a run repeats; under --gtest_shuffle, the seed GoogleTest prints, new at
+// each --gtest_repeat, so that a loop of runs kills at other points each time.
+unsigned run_seed() {
+  return static_cast<unsigned>(::testing::UnitTest::GetInstance()->random_seed());
+}
+
 // Line i of run r: whole lines are told apart, and a torn one shows where it was torn.
 std::string log_line(int run, int i) {
   return "run " + std::to_string(run) + " line " + std::to_string(i) + " status " +
@@ -195,7 +201,7 @@ class CrashLog : public ::testing::TestWithParam<file_system_case> {
 // the file itself after the death, before anything reopens it; only the reserve's NULs follow, and
 // mapout::recover cuts them.
 TEST_P(CrashLog, EachModeKeepsWhatItPromisedThroughEachDeath) {
-  std::mt19937 random(7);
+  std::mt19937 random(7 + run_seed());
   for (const log_mode& m : log_modes) {
     for (const death how : deaths) {
       SCOPED_TRACE(std::string(m.name) + ", death " + std::to_string(static_cast<int>(how)));
@@ -224,7 +230,7 @@ TEST_P(CrashLog, EachModeKeepsWhatItPromisedThroughEachDeath) {
 // each whole except where a crash tore it, and no NUL byte.
 TEST_P(CrashLog, AHundredCrashesAndResumesLeaveExactlyTheLinesAndNoNul) {
   const log_mode resuming[] = {log_modes[1], log_modes[2], log_modes[6], log_modes[7]};
-  std::mt19937 random(11);
+  std::mt19937 random(11 + run_seed());
   const std::filesystem::path path = file("resumed.log");
   std::ofstream(path).close();
   std::string expected;
@@ -269,7 +275,7 @@ INSTANTIATE_TEST_SUITE_P(FileSystems, CrashLog, ::testing::ValuesIn(file_systems
 TEST(CrashLogC, AppendedLinesSurviveEachDeathAndResume) {
   temp_dir dir;
   const std::filesystem::path path = dir / "c.log";
-  std::mt19937 random(5);
+  std::mt19937 random(5 + run_seed());
   std::string expected;
   for (int run = 0; run < 12; ++run) {
     const bool safe = run % 2 == 1;
@@ -378,6 +384,9 @@ TEST(CrashRecovery, RecoverOfAMissingFileNamesTheError) {
   EXPECT_EQ(mapout::recover("/nonexistent/mapout.log"), std::errc::no_such_file_or_directory);
   EXPECT_EQ(mapout_recover("/nonexistent/mapout.log"), -1);
   EXPECT_EQ(errno, ENOENT);
+  errno = 0;
+  EXPECT_EQ(mapout_recover(nullptr), -1);
+  EXPECT_EQ(errno, EINVAL);
 }
 
 }  // namespace

@@ -188,8 +188,8 @@ step buffered_backend::flush(char* put) noexcept {
     leave_cursor(put);
     return {file_.error};
   }
-  if (flushing_ == at_flush::write || !flushed_ || file_.error) {
-    flushed_ = true;
+  if (flushing_ != at_flush::map || file_.error) {
+    if (flushing_ == at_flush::write_then_map) flushing_ = at_flush::map;
     return {write_out(put)};
   }
   // Where the mapping cannot take over after all, each flush writes from here on.

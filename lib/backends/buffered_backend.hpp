@@ -30,6 +30,8 @@ class buffered_backend final : public backend {
     // The second flush hands the file over to a mapping, where a later flush is a store; the
     // first writes, so that a file flushed once before its close pays nothing more.
     write_then_map,
+    // write_then_map after its first flush: the next one hands the file over.
+    map,
     // Keeps them: a temporary that replaces its target at close, which a death discards anyway.
     keep,
   };
@@ -96,7 +98,6 @@ class buffered_backend final : public backend {
   std::int64_t publish_every_ = 0;
   std::int64_t last_publish_ = std::numeric_limits<std::int64_t>::min() / 2;
   at_flush flushing_;
-  bool flushed_ = false;  // write_then_map: the first flush wrote
   bool positioned_ = false;
   // Only while positioned_: the file offset of buffer_[0], the descriptor's offset, and the
   // file's size as far as this writer made it (what a seek from the end counts from).

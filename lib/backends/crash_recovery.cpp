@@ -40,6 +40,21 @@ std::uint64_t end_of_bytes(int fd, std::uint64_t from, std::uint64_t to, bool& f
   return from;
 }
 
+// Cuts fd's file, which keeps the mark `mark`, to its bytes. Call with the sizes locked.
+error_cause cut_reserve(int fd, std::uint64_t mark) noexcept {
+  struct stat st;
+  if (sys().fstat(fd, &st) != 0) return errno_failure("fstat");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  bool failed = false;
+  const std::uint64_t keep = std::min(size, end_of_bytes(fd, mark, size, failed));
+  if (failed) return errno_failure("pread");
+  if (keep < size && retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(keep)) != 0) {
+    return errno_failure("ftruncate");
+  }
+  remove_end_mark(fd);
+  return {};
+}
+
 }  // namespace
 
 error_cause recover_after_crash(int opened) noexcept {
@@ -55,26 +70,9 @@ error_cause recover_after_crash(int opened) noexcept {
   // A writer holds it: its reserve is no debris, and its size lock may be held for long.
   if (writer_presence::held(fd)) return {};
   writer_presence presence;
-  const bool others = presence.join(fd);
-  error_cause why;
-  struct stat st;
-  if (!others && read_end_mark(fd, mark)) {
-    if (sys().fstat(fd, &st) != 0) {
-      why = errno_failure("fstat");
-    } else {
-      const auto size = static_cast<std::uint64_t>(st.st_size);
-      bool failed = false;
-      const std::uint64_t keep = std::min(size, end_of_bytes(fd, mark, size, failed));
-      if (failed) {
-        why = errno_failure("pread");
-      } else if (keep < size &&
-                 retry_on_eintr(sys().ftruncate, fd, static_cast<off_t>(keep)) != 0) {
-        why = errno_failure("ftruncate");
-      } else {
-        remove_end_mark(fd);
-      }
-    }
-  }
+  // The mark read again under the lock: a writer may have closed, and removed it, meanwhile.
+  const bool dead = !presence.join(fd) && read_end_mark(fd, mark);
+  const error_cause why = dead ? cut_reserve(fd, mark) : error_cause{};
   presence.leave();
   return why;
 }

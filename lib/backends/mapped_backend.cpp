@@ -54,8 +54,7 @@ error_cause mapped_backend::create(open_file& file, std::uint64_t size, std::uin
     mapped->guard_.set_extent(size);
     // Alone: what closed writers of an earlier session noted is stale. The mark says the bytes
     // up to the size are output, should this writer die with its reserve in the file.
-    if (sys().fstat(file.fd.get(), &st) == 0) forget_closed_end(file.fd.get(), st);
-    set_end_mark(file.fd.get(), size);
+    if (sys().fstat(file.fd.get(), &st) == 0) restart_closed_end(file.fd.get(), st, size);
     mapped->marked_end_ = size;
   }
   mapped->claim_extent();

@@ -81,10 +81,23 @@ std::uint64_t closed_end(int fd, const struct stat& file) noexcept {
   return std::max(noted, slot ? slot->end : 0);
 }
 
-void forget_closed_end(int fd, const struct stat& file) noexcept {
-  remove_end_mark(fd);
+namespace {
+
+void forget_closed_in_process(const struct stat& file) noexcept {
   const std::lock_guard<std::mutex> hold(closed_writers_lock);
   if (closed_writer* slot = find_closed(file)) slot->end = 0;
+}
+
+}  // namespace
+
+void forget_closed_end(int fd, const struct stat& file) noexcept {
+  remove_end_mark(fd);
+  forget_closed_in_process(file);
+}
+
+void restart_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcept {
+  set_end_mark(fd, end);
+  forget_closed_in_process(file);
 }
 
 bool writer_presence::join(int fd) noexcept {

@@ -75,5 +75,8 @@ void note_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcep
 std::uint64_t closed_end(int fd, const struct stat& file) noexcept;
 // Forgets the ends, once no writer holds the file: none is left on it.
 void forget_closed_end(int fd, const struct stat& file) noexcept;
+// Forgets them for a writer that now holds the file alone, and marks the file's bytes up to `end`
+// as its own (end_mark.hpp), should it die with its reserve in the file.
+void restart_closed_end(int fd, const struct stat& file, std::uint64_t end) noexcept;
 
 }  // namespace mapout::detail
