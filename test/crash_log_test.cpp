@@ -2,6 +2,7 @@
 // random line, on each file system this machine can mount; the bytes each mode promises, the NUL
 // reserve cut at the next open and by mapout::recover, and a log crashed and reopened 100 times.
 #ifndef _WIN32
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include "child_process.hpp"
 #include "mapout/mapout.h"
 #include "mapout/ostream.hpp"
+#include "mapout/output_file.hpp"
 #include "mounted_file_system.hpp"
 #include "sanitized.hpp"
 #include "temp_dir.hpp"
@@ -378,6 +380,31 @@ TEST(CrashRecovery, ZerosOfAFileNoWriterDiedOnStay) {
   { mapout::ostream again(closed, std::ios::app | std::ios::binary, crash_safe()); }
   ASSERT_FALSE(mapout::recover(closed));
   EXPECT_EQ(std::filesystem::file_size(closed), 9004u);
+}
+
+// A descriptor taken over may be shared (a parallel output's parts share theirs): opening over one
+// cuts nothing, and recover() then does.
+TEST(CrashRecovery, ADescriptorTakenOverIsNotRecovered) {
+  temp_dir dir;
+  const std::filesystem::path path = dir / "shared.log";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    mapout::ostream out(path, std::ios::out, crash_safe());
+    out << "kept\n";
+    die(death::kill);
+  }
+  ASSERT_EQ(wait_for(pid), -1);
+  const auto reserved = std::filesystem::file_size(path);
+  ASSERT_GT(reserved, 5u);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  mapout::output_file file;
+  ASSERT_FALSE(file.open(fd));
+  EXPECT_EQ(std::filesystem::file_size(path), reserved);
+  mapout::window view = file.current();
+  ASSERT_FALSE(file.close(view));
+  ASSERT_FALSE(mapout::recover(path));
+  EXPECT_EQ(read_file(path), "kept\n");
 }
 
 TEST(CrashRecovery, RecoverOfAMissingFileNamesTheError) {

@@ -100,7 +100,8 @@ error_cause output_file::state::take_descriptor(int fd, const options& opts) noe
     return {EINVAL, "open", "atomic and write_if_changed need a path to replace"};
   }
   if (error_cause why = crash_safe_refusal(opts)) return why;
-  if (error_cause why = detail::recover_after_crash(fd)) return why;
+  // No crash recovery here: the descriptor may be shared (a parallel output's part, a shell's
+  // redirection), and a cut under another user of it would take its bytes.
   file.fd = detail::descriptor(fd);
   const bool append = (status & O_APPEND) != 0;
   // Writing goes on where the descriptor stands; a pipe or a terminal has no offset.
